@@ -1,0 +1,25 @@
+"""Lockup, the four-player trick-taking game where clubs lock you up.
+
+Layers, each depending only on those before it: :mod:`lockup.cards`,
+:mod:`lockup.engine` (the rules, RULES.md R1 to R16), :mod:`lockup.record`
+(``lockup-record/1``), :mod:`lockup.bots`, :mod:`lockup.arena`; the server
+(:mod:`lockup.server`) and the front ends sit on top.
+"""
+
+from .cards import Card, card_str, card_symbol, parse_card
+from .engine import Game, IllegalMove, Refusal, Rules, SeatView
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Card",
+    "Game",
+    "IllegalMove",
+    "Refusal",
+    "Rules",
+    "SeatView",
+    "card_str",
+    "card_symbol",
+    "parse_card",
+    "__version__",
+]

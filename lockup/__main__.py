@@ -1,0 +1,7 @@
+"""``python -m lockup`` runs the ``lockup`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

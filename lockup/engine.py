@@ -1,0 +1,1050 @@
+"""The Lockup rules engine: the reference implementation of RULES.md (R1 to R16).
+
+The engine is pure: no I/O, no third-party imports, and no randomness that is not
+passed in as an argument (a ``random.Random`` or anything with ``shuffle`` and
+``randrange``). A replay supplies the dealt cards and the lockup discards instead.
+
+Typical use::
+
+    import random
+    from lockup.engine import Game, Rules
+
+    rng = random.Random(7)
+    game = Game.new(rng, Rules(target=20))
+    while not game.is_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)          # R10: a random card leaves a locked hand
+        elif game.phase == "deal":
+            game.deal(rng=rng)                # R3: the next hand
+        else:
+            game.play(rng.choice(game.legal_cards()))
+    print(game.winner, game.totals)
+
+Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
+:mod:`lockup.cards`); sets of cards are bit masks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .cards import (
+    CLUB_MASK,
+    CLUBS,
+    FULL_DECK,
+    JACK,
+    KING,
+    NON_CLUB_MASK,
+    RANK_NAMES,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    Card,
+    CardMask,
+    card_str,
+    card_symbol,
+    cards_of,
+)
+
+SEATS = (0, 1, 2, 3)
+SEAT_NAMES = ("South", "West", "North", "East")
+"""Seat names in seat order (R1)."""
+DEFAULT_PLAYERS = ("You", "Þóra", "Leifur", "Vigdís")
+"""The default names: the human South and the computer opponents (R1)."""
+TRICKS_PER_HAND = 13
+
+PICTURE_EXCEPTIONS = ("same-rank", "any-club")
+LOCK_DISCARDS = ("per-trick", "upfront")
+TARGETS = tuple(range(10, 55, 5))
+
+# Phases of a game.
+DEAL = "deal"
+"""Waiting for the next hand to be dealt (also before the first hand)."""
+DISCARD = "discard"
+"""A lockup discard (R10) is due from :attr:`Game.discard_due`."""
+PLAY = "play"
+"""A card is due from :attr:`Game.turn`."""
+OVER = "over"
+"""The game has its winner (R15)."""
+
+# Each J, Q, K maps to the bit of the club of that rank (R7, same-rank).
+_PIC_CLUB_BIT = [0] * 52
+for _c in range(52):
+    if JACK <= _c % 13 <= KING:
+        _PIC_CLUB_BIT[_c] = 1 << (CLUBS * 13 + _c % 13)
+_RANK = [c % 13 for c in range(52)]
+_NEXT_TRICK = "next-trick"
+_SUIT = [c // 13 for c in range(52)]
+
+
+class RandomSource(Protocol):
+    """What the engine needs of a random generator (``random.Random`` fits)."""
+
+    def shuffle(self, x: list[Any]) -> None: ...
+
+    def randrange(self, stop: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule options of RULES.md, with their defaults.
+
+    ``picture_exception``: ``"same-rank"`` or ``"any-club"`` (R7).
+    ``lock_discards``: ``"per-trick"`` or ``"upfront"`` (R10).
+    ``target``: 10 to 50 in steps of 5 (R16).
+    """
+
+    picture_exception: str = "same-rank"
+    lock_discards: str = "per-trick"
+    target: int = 20
+
+    def __post_init__(self) -> None:
+        if self.picture_exception not in PICTURE_EXCEPTIONS:
+            raise ValueError(
+                f"picture_exception must be one of {', '.join(PICTURE_EXCEPTIONS)}, "
+                f"not {self.picture_exception!r}"
+            )
+        if self.lock_discards not in LOCK_DISCARDS:
+            raise ValueError(
+                f"lock_discards must be one of {', '.join(LOCK_DISCARDS)}, "
+                f"not {self.lock_discards!r}"
+            )
+        if (
+            isinstance(self.target, bool)
+            or not isinstance(self.target, int)
+            or self.target not in TARGETS
+        ):
+            raise ValueError(f"target must be 10 to 50 in steps of 5, not {self.target!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as written in a record."""
+        return {
+            "picture_exception": self.picture_exception,
+            "lock_discards": self.lock_discards,
+            "target": self.target,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Options from a record's ``rules``; a missing option takes its default."""
+        if not isinstance(data, dict):
+            raise ValueError("rules must be an object")
+        unknown = set(data) - {"picture_exception", "lock_discards", "target"}
+        if unknown:
+            raise ValueError(f"unknown rule option {sorted(unknown)[0]!r}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a card may not be played: a stable ``code``, the ``rule`` and a plain ``reason``."""
+
+    code: str
+    rule: str
+    reason: str
+    params: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Values a translation fills in: ``seat``, ``suit``, ``card``, ``cards``, ``tricks``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The refusal as JSON-ready data."""
+        return {
+            "code": self.code,
+            "rule": self.rule,
+            "reason": self.reason,
+            "params": dict(self.params),
+        }
+
+
+class IllegalMove(ValueError):
+    """Raised for a play, discard or deal the rules forbid; the game is left unchanged."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(f"{refusal.reason} ({refusal.rule})")
+        self.refusal = refusal
+        self.code = refusal.code
+        self.rule = refusal.rule
+        self.reason = refusal.reason
+
+
+@dataclass(frozen=True)
+class Trick:
+    """A completed trick: its ``leader``, the ``plays`` as (seat, card), the ``winner``.
+
+    An empty trick (R12) has no plays and ``winner`` None.
+    """
+
+    number: int
+    leader: int | None
+    plays: tuple[tuple[int, Card], ...]
+    winner: int | None
+    clubs: int
+    lock: int
+    """The lock its winner received (R9): ``min(clubs, tricks left)``."""
+
+
+@dataclass(frozen=True)
+class HandSummary:
+    """The summary of a finished hand (R14)."""
+
+    number: int
+    dealer: int
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    times_locked: tuple[int, ...]
+    tricks_sat_out: tuple[int, ...]
+    lost: tuple[tuple[Card, ...], ...]
+    empty_tricks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, cards in record notation."""
+        return {
+            "number": self.number,
+            "dealer": self.dealer,
+            "points": list(self.points),
+            "totals": list(self.totals),
+            "times_locked": list(self.times_locked),
+            "tricks_sat_out": list(self.tricks_sat_out),
+            "lost": [[card_str(c) for c in cs] for cs in self.lost],
+            "empty_tricks": self.empty_tricks,
+        }
+
+
+@dataclass
+class HandLog:
+    """What a record keeps of one hand: dealer, deal (as dealt) and events in order.
+
+    An event is ``("play", seat, card)`` or ``("discard", seat, card)``.
+    """
+
+    dealer: int
+    deal: list[list[Card]]
+    events: list[tuple[str, int, Card]] = field(default_factory=list)
+
+
+def _seat_name(seat: int) -> str:
+    return SEAT_NAMES[seat]
+
+
+def _or_list(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+class Game:
+    """A game of Lockup: the whole state, every rule, and what each seat may know.
+
+    Create one with :meth:`new` (random first dealer and deal) or ``Game(rules, dealer)``
+    followed by :meth:`deal`. Then, while not :attr:`is_over`, either a card is due from
+    :attr:`turn` (:meth:`play`), a lockup discard from :attr:`discard_due`
+    (:meth:`discard` or :meth:`discard_random`), or the next hand (:meth:`deal`).
+    """
+
+    __slots__ = (
+        "rules",
+        "_any_club",
+        "_upfront",
+        "phase",
+        "totals",
+        "summaries",
+        "winner",
+        "dealer",
+        "hand_number",
+        "hands",
+        "points",
+        "locks",
+        "lost",
+        "times_locked",
+        "sat_out",
+        "empty_tricks",
+        "trick_number",
+        "nominal",
+        "leader",
+        "turn",
+        "trick",
+        "led_suit",
+        "best_card",
+        "best_seat",
+        "clubs_in_trick",
+        "pic_clubs",
+        "players_in_trick",
+        "played",
+        "pending",
+        "_after_discards",
+        "tricks",
+        "voids",
+        "log",
+        "_lost_order",
+    )
+
+    def __init__(self, rules: Rules | None = None, dealer: int = 0, *, record: bool = True) -> None:
+        """A game before its first deal; ``dealer`` deals the first hand (R3).
+
+        With ``record=False`` the game keeps no event log (faster, for search).
+        """
+        if dealer not in SEATS:
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
+        self.rules = rules or Rules()
+        self._any_club = self.rules.picture_exception == "any-club"
+        self._upfront = self.rules.lock_discards == "upfront"
+        self.phase = DEAL
+        self.totals = [0, 0, 0, 0]
+        self.summaries: list[HandSummary] = []
+        self.winner: int | None = None
+        self.dealer = dealer
+        self.hand_number = -1
+        self.log: list[HandLog] | None = [] if record else None
+        self._reset_hand()
+
+    def _reset_hand(self) -> None:
+        self.hands = [0, 0, 0, 0]
+        self.points = [0, 0, 0, 0]
+        self.locks = [0, 0, 0, 0]
+        self.lost = [0, 0, 0, 0]
+        self._lost_order: list[list[Card]] = [[], [], [], []]
+        self.times_locked = [0, 0, 0, 0]
+        self.sat_out = [0, 0, 0, 0]
+        self.empty_tricks = 0
+        self.trick_number = 0
+        self.nominal = (self.dealer + 1) % 4
+        self.leader = self.nominal
+        self.turn = -1
+        self.trick: list[tuple[int, Card]] = []
+        self.led_suit = -1
+        self.best_card = -1
+        self.best_seat = -1
+        self.clubs_in_trick = 0
+        self.pic_clubs = 0
+        self.players_in_trick = 0
+        self.played = 0
+        self.pending: list[int] = []
+        self._after_discards = PLAY
+        self.tricks: list[Trick] = []
+        self.voids = [0, 0, 0, 0]
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(cls, rng: RandomSource, rules: Rules | None = None, *, record: bool = True) -> Game:
+        """A new game: the first dealer at random and the first hand dealt (R3)."""
+        game = cls(rules, rng.randrange(4), record=record)
+        game.deal(rng=rng)
+        return game
+
+    def deal(self, cards: list[list[Card]] | None = None, rng: RandomSource | None = None) -> None:
+        """Deal the next hand: the given ``cards`` (four lists of 13) or a shuffle by ``rng``.
+
+        Raises :class:`IllegalMove` (R3) for a deal that is not 52 distinct cards, 13 a
+        seat, and (R15) after the game's end.
+        """
+        if self.phase == OVER:
+            raise IllegalMove(
+                Refusal("game-over", "R15", "The game is over: no hand follows its end.")
+            )
+        if self.phase != DEAL:
+            raise IllegalMove(
+                Refusal("hand-in-progress", "R3", "The current hand is not finished yet.")
+            )
+        if cards is None:
+            if rng is None:
+                raise ValueError("deal needs either cards or rng")
+            deck = list(range(52))
+            rng.shuffle(deck)
+            cards = [deck[13 * s : 13 * s + 13] for s in SEATS]
+        else:
+            _check_deal(cards)
+            cards = [list(cs) for cs in cards]
+        if self.hand_number >= 0:
+            self.dealer = (self.dealer + 1) % 4
+        self.hand_number += 1
+        self._reset_hand()
+        for s in SEATS:
+            m = 0
+            for c in cards[s]:
+                m |= 1 << c
+            self.hands[s] = m
+        if self.log is not None:
+            self.log.append(HandLog(self.dealer, cards))
+        self._start_trick()
+
+    def clone(self) -> Game:
+        """An independent copy of the game (the event log is copied too)."""
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g._any_club = self._any_club
+        g._upfront = self._upfront
+        g.phase = self.phase
+        g.totals = self.totals[:]
+        g.summaries = self.summaries[:]
+        g.winner = self.winner
+        g.dealer = self.dealer
+        g.hand_number = self.hand_number
+        g.hands = self.hands[:]
+        g.points = self.points[:]
+        g.locks = self.locks[:]
+        g.lost = self.lost[:]
+        g._lost_order = [x[:] for x in self._lost_order]
+        g.times_locked = self.times_locked[:]
+        g.sat_out = self.sat_out[:]
+        g.empty_tricks = self.empty_tricks
+        g.trick_number = self.trick_number
+        g.nominal = self.nominal
+        g.leader = self.leader
+        g.turn = self.turn
+        g.trick = self.trick[:]
+        g.led_suit = self.led_suit
+        g.best_card = self.best_card
+        g.best_seat = self.best_seat
+        g.clubs_in_trick = self.clubs_in_trick
+        g.pic_clubs = self.pic_clubs
+        g.players_in_trick = self.players_in_trick
+        g.played = self.played
+        g.pending = self.pending[:]
+        g._after_discards = self._after_discards
+        g.tricks = self.tricks[:]
+        g.voids = self.voids[:]
+        if self.log is None:
+            g.log = None
+        else:
+            g.log = [HandLog(h.dealer, h.deal, h.events[:]) for h in self.log]
+        return g
+
+    # ------------------------------------------------------------------ status
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has its winner (R15)."""
+        return self.phase == OVER
+
+    @property
+    def discard_due(self) -> int | None:
+        """The seat a lockup discard is due from (R10), or None."""
+        return self.pending[0] if self.phase == DISCARD else None
+
+    @property
+    def to_play(self) -> int | None:
+        """The seat whose card is due, or None when no card is due."""
+        return self.turn if self.phase == PLAY else None
+
+    @property
+    def hand_over(self) -> bool:
+        """True between hands (a deal is due) and at the game's end."""
+        return self.phase in (DEAL, OVER)
+
+    def hand(self, seat: int) -> list[Card]:
+        """The cards seat holds, lowest card number first."""
+        return cards_of(self.hands[seat])
+
+    def hand_size(self, seat: int) -> int:
+        """How many cards seat holds."""
+        return self.hands[seat].bit_count()
+
+    def lost_cards(self, seat: int) -> list[Card]:
+        """The cards lockup took from seat this hand, in the order they left (R10)."""
+        return self._lost_order[seat][:]
+
+    @property
+    def last_trick(self) -> Trick | None:
+        """The most recently completed trick of this hand, or None."""
+        return self.tricks[-1] if self.tricks else None
+
+    def locked_seats(self) -> list[int]:
+        """The seats locked now (R9)."""
+        return [s for s in SEATS if self.locks[s]]
+
+    # ------------------------------------------------------------------ legality
+
+    def legal_mask(self, seat: int | None = None) -> CardMask:
+        """The cards seat (default: the seat to play) may play now, as a mask; 0 if none."""
+        if self.phase != PLAY:
+            return 0
+        turn = self.turn
+        if seat is not None and seat != turn:
+            return 0
+        hand = self.hands[turn]
+        if not self.trick:
+            nonclub = hand & NON_CLUB_MASK  # R5
+            return nonclub if nonclub else hand
+        follow = hand & SUIT_MASKS[self.led_suit]
+        if not follow:  # R6: void in the led suit
+            return hand
+        pic = self.pic_clubs
+        if pic:  # R7
+            if self._any_club:
+                return follow | (hand & CLUB_MASK)
+            return follow | (hand & pic)
+        return follow
+
+    def legal_cards(self, seat: int | None = None) -> list[Card]:
+        """The cards seat (default: the seat to play) may play now."""
+        return cards_of(self.legal_mask(seat))
+
+    def is_legal(self, card: Card, seat: int | None = None) -> bool:
+        """Whether seat (default: the seat to play) may play card now."""
+        return bool((self.legal_mask(seat) >> card) & 1) if 0 <= card < 52 else False
+
+    def why_not(self, card: Card, seat: int | None = None) -> Refusal | None:
+        """None if seat may play card now; otherwise the :class:`Refusal` saying why."""
+        if self.phase == OVER:
+            return Refusal("game-over", "R15", "The game is over.")
+        if self.phase == DEAL:
+            return Refusal("hand-over", "R10", "The hand is over: all 13 tricks have been played.")
+        if seat is None:
+            seat = self.turn if self.phase == PLAY else self.pending[0]
+        if self.phase == DISCARD:
+            who = _seat_name(self.pending[0])
+            return Refusal(
+                "discard-due",
+                "R10",
+                f"A lockup discard is due from {who} before anyone plays.",
+                {"seat": self.pending[0]},
+            )
+        if not isinstance(card, int) or not 0 <= card < 52:
+            return Refusal("not-a-card", "R2", f"{card!r} is not a card.")
+        if self.locks[seat]:
+            n = self.locks[seat]
+            return Refusal(
+                "locked",
+                "R9",
+                f"You are locked up: you sit out {'this trick' if n == 1 else f'this and {n - 1} more trick' + ('s' if n > 2 else '')}.",
+                {"tricks": n},
+            )
+        if seat != self.turn:
+            return Refusal(
+                "not-your-turn",
+                "R4",
+                f"It is not your turn: {_seat_name(self.turn)} plays now.",
+                {"seat": self.turn},
+            )
+        hand = self.hands[seat]
+        if not (hand >> card) & 1:
+            sym = card_symbol(card)
+            if (self.lost[seat] >> card) & 1:
+                return Refusal(
+                    "not-in-hand",
+                    "R4",
+                    f"You no longer hold the {sym}: lockup took it.",
+                    {"card": card_str(card), "why": "lost"},
+                )
+            if (self.played >> card) & 1 or any(c == card for _, c in self.trick):
+                return Refusal(
+                    "not-in-hand",
+                    "R4",
+                    f"The {sym} has already been played.",
+                    {"card": card_str(card), "why": "played"},
+                )
+            return Refusal(
+                "not-in-hand",
+                "R4",
+                f"You do not hold the {sym}.",
+                {"card": card_str(card), "why": "absent"},
+            )
+        if (self.legal_mask(seat) >> card) & 1:
+            return None
+        suit = _SUIT[card]
+        if not self.trick:
+            return Refusal(
+                "lead-club",
+                "R5",
+                "You may not lead a club while you hold another suit: lead a club only when your hand is all clubs.",
+            )
+        led = SUIT_NAMES[self.led_suit]
+        base = f"You hold {led}: you must follow {led}."
+        if suit == CLUBS and self.pic_clubs:
+            on_table = [
+                RANK_NAMES[r] + SUIT_SYMBOLS[CLUBS]
+                for r in range(JACK, KING + 1)
+                if (self.pic_clubs >> (CLUBS * 13 + r)) & 1
+            ]
+            return Refusal(
+                "picture-rank",
+                "R7",
+                f"{base} The picture exception lets you play a club only of a rank on the table: "
+                f"{_or_list(on_table)}.",
+                {
+                    "suit": led,
+                    "cards": [
+                        card_str(r) for r in range(JACK, KING + 1) if (self.pic_clubs >> r) & 1
+                    ],
+                },
+            )
+        if suit == CLUBS:
+            return Refusal(
+                "must-follow",
+                "R6",
+                f"{base} A club may replace it only while a jack, queen or king lies in the trick (R7).",
+                {"suit": led, "club": True},
+            )
+        return Refusal("must-follow", "R6", base, {"suit": led})
+
+    # ------------------------------------------------------------------ moves
+
+    def play(self, card: Card, seat: int | None = None) -> None:
+        """Play card from seat (default: the seat to play). Raises :class:`IllegalMove`,
+        with the state unchanged, if the rules forbid it."""
+        if (
+            self.phase != PLAY
+            or (seat is not None and seat != self.turn)
+            or not (isinstance(card, int) and 0 <= card < 52 and (self.legal_mask() >> card) & 1)
+        ):
+            refusal = self.why_not(card, seat)
+            if refusal is None:  # pragma: no cover - legal_mask and why_not agree
+                raise AssertionError("engine disagrees with itself")
+            raise IllegalMove(refusal)
+        self._play(card)
+
+    def _play(self, card: Card) -> None:
+        """Play a card known to be legal for the seat to play."""
+        seat = self.turn
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.played |= bit
+        if self.log is not None:
+            self.log[-1].events.append(("play", seat, card))
+        trick = self.trick
+        suit = _SUIT[card]
+        if not trick:
+            self.led_suit = suit
+            self.best_card = card
+            self.best_seat = seat
+            if suit == CLUBS:  # R5: an all-club hand shows it
+                self.voids[seat] |= 0b1110
+        else:
+            led = self.led_suit
+            if suit == led:
+                if card > self.best_card:
+                    self.best_card = card
+                    self.best_seat = seat
+            elif not (
+                suit == CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
+            ):
+                self.voids[seat] |= 1 << led  # R6: did not follow without the R7 excuse
+        if suit == CLUBS:
+            self.clubs_in_trick += 1
+        self.pic_clubs |= _PIC_CLUB_BIT[card]
+        trick.append((seat, card))
+        if len(trick) == self.players_in_trick:
+            self._complete_trick()
+        else:
+            nxt = (seat + 1) % 4
+            locks = self.locks
+            while locks[nxt]:
+                nxt = (nxt + 1) % 4
+            self.turn = nxt
+
+    def discard(self, card: Card, seat: int | None = None) -> None:
+        """Remove card from the hand a lockup discard is due from (R10), as a replay does.
+
+        Raises :class:`IllegalMove`, with the state unchanged, if no discard is due, it is
+        due from another seat, or the seat does not hold the card.
+        """
+        if self.phase != DISCARD:
+            raise IllegalMove(Refusal("no-discard-due", "R10", "No lockup discard is due now."))
+        due = self.pending[0]
+        if seat is not None and seat != due:
+            raise IllegalMove(
+                Refusal(
+                    "wrong-discard-seat",
+                    "R10",
+                    f"The lockup discard due now is from {_seat_name(due)}, not {_seat_name(seat)}.",
+                )
+            )
+        if not isinstance(card, int) or not 0 <= card < 52 or not (self.hands[due] >> card) & 1:
+            what = card_symbol(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+            raise IllegalMove(
+                Refusal(
+                    "not-in-hand",
+                    "R10",
+                    f"{_seat_name(due)} does not hold the {what}, so lockup cannot take it.",
+                )
+            )
+        self._discard(card)
+
+    def discard_random(self, rng: RandomSource) -> Card:
+        """Make the due lockup discard with a card drawn at random by ``rng`` (R10)."""
+        if self.phase != DISCARD:
+            raise IllegalMove(Refusal("no-discard-due", "R10", "No lockup discard is due now."))
+        cs = cards_of(self.hands[self.pending[0]])
+        card = cs[rng.randrange(len(cs))]
+        self._discard(card)
+        return card
+
+    def _discard(self, card: Card) -> None:
+        seat = self.pending.pop(0)
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.lost[seat] |= bit
+        self._lost_order[seat].append(card)
+        if self.log is not None:
+            self.log[-1].events.append(("discard", seat, card))
+        if not self.pending:
+            if self._after_discards == PLAY:
+                self._begin_play()
+            else:
+                self._start_trick()
+
+    def _start_trick(self) -> None:
+        if self.trick_number == TRICKS_PER_HAND:
+            self._end_hand()
+            return
+        if not self._upfront:
+            locks = self.locks
+            pending = [s for s in SEATS if locks[s]]
+            if pending:  # R10 per-trick: one card from every locked seat, seat order
+                self.pending = pending
+                self._after_discards = PLAY
+                self.phase = DISCARD
+                return
+        self._begin_play()
+
+    def _begin_play(self) -> None:
+        locks = self.locks
+        self.trick = []
+        self.led_suit = -1
+        self.best_card = -1
+        self.best_seat = -1
+        self.clubs_in_trick = 0
+        self.pic_clubs = 0
+        n = 4 - sum(1 for s in SEATS if locks[s])
+        self.players_in_trick = n
+        if n == 0:  # R12: everyone locked, an empty trick
+            self.empty_tricks += 1
+            for s in SEATS:
+                locks[s] -= 1
+                self.sat_out[s] += 1
+            self.tricks.append(Trick(self.trick_number, None, (), None, 0, 0))
+            self.trick_number += 1
+            self._start_trick()
+            return
+        s = self.nominal
+        while locks[s]:  # R11, R12: first unlocked seat from the one that would lead
+            s = (s + 1) % 4
+        self.leader = s
+        self.turn = s
+        self.phase = PLAY
+
+    def _complete_trick(self) -> None:
+        winner = self.best_seat
+        clubs = self.clubs_in_trick
+        self.points[winner] += 1  # R8, R13
+        locks = self.locks
+        for s in SEATS:
+            if locks[s]:
+                locks[s] -= 1
+                self.sat_out[s] += 1
+        self.trick_number += 1
+        lock = 0
+        if clubs:
+            lock = min(clubs, TRICKS_PER_HAND - self.trick_number)  # R9
+            if lock:
+                locks[winner] = lock
+                self.times_locked[winner] += 1
+            self.nominal = (winner + 1) % 4  # R11
+        else:
+            self.nominal = winner
+        self.tricks.append(
+            Trick(self.trick_number - 1, self.leader, tuple(self.trick), winner, clubs, lock)
+        )
+        self.turn = -1
+        self.trick = []
+        if lock and self._upfront:  # R10 upfront: the whole lock's cards leave now
+            self.pending = [winner] * lock
+            self._after_discards = _NEXT_TRICK
+            self.phase = DISCARD
+            return
+        self._start_trick()
+
+    def _end_hand(self) -> None:
+        totals = self.totals
+        for s in SEATS:
+            totals[s] += self.points[s]
+        self.summaries.append(
+            HandSummary(
+                number=self.hand_number,
+                dealer=self.dealer,
+                points=tuple(self.points),
+                totals=tuple(totals),
+                times_locked=tuple(self.times_locked),
+                tricks_sat_out=tuple(self.sat_out),
+                lost=tuple(tuple(x) for x in self._lost_order),
+                empty_tricks=self.empty_tricks,
+            )
+        )
+        self.turn = -1
+        best = max(totals)
+        if best >= self.rules.target and totals.count(best) == 1:  # R15
+            self.winner = totals.index(best)
+            self.phase = OVER
+        else:
+            self.phase = DEAL
+
+    # ------------------------------------------------------------------ knowledge
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know: its own hand and everything public, never another hand."""
+        return SeatView(self, seat)
+
+    def legal_refusals(self, seat: int) -> dict[Card, Refusal]:
+        """For each card seat holds that it may not play now, the refusal."""
+        out = {}
+        for c in cards_of(self.hands[seat]):
+            r = self.why_not(c, seat)
+            if r is not None:
+                out[c] = r
+        return out
+
+    @classmethod
+    def from_view(cls, view: SeatView, hands: list[CardMask], *, record: bool = False) -> Game:
+        """A full game state agreeing with ``view``, the hidden hands filled in by ``hands``.
+
+        This is how a search determinizes what a seat knows. ``hands[view.seat]`` must be
+        the seat's own hand and every hand must have the size the view shows.
+        """
+        if hands[view.seat] != view.hand_mask:
+            raise ValueError("hands[seat] must be the viewer's own hand")
+        for s in SEATS:
+            if hands[s].bit_count() != view.hand_sizes[s]:
+                raise ValueError(f"seat {s} must hold {view.hand_sizes[s]} cards")
+        g = Game.__new__(Game)
+        p = view._state
+        g.rules = view.rules
+        g._any_club = g.rules.picture_exception == "any-club"
+        g._upfront = g.rules.lock_discards == "upfront"
+        for name in Game.__slots__:
+            if name in p:
+                v = p[name]
+                setattr(g, name, v[:] if isinstance(v, list) else v)
+        g.hands = list(hands)
+        g._lost_order = [cards_of(m) for m in view.lost_masks]
+        g.log = [] if record else None
+        return g
+
+
+def _check_deal(cards: Any) -> None:
+    def bad(reason: str) -> IllegalMove:
+        return IllegalMove(Refusal("bad-deal", "R3", reason))
+
+    if not isinstance(cards, list | tuple) or len(cards) != 4:
+        raise bad("A deal gives cards to exactly four seats.")
+    seen = 0
+    for s, cs in enumerate(cards):
+        if not isinstance(cs, list | tuple) or len(cs) != 13:
+            n = len(cs) if isinstance(cs, list | tuple) else 0
+            raise bad(f"{SEAT_NAMES[s]} is dealt {n} cards; every seat gets 13.")
+        for c in cs:
+            if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
+                raise bad(f"{c!r} is not a card.")
+            if (seen >> c) & 1:
+                raise bad(f"The {card_symbol(c)} is dealt twice.")
+            seen |= 1 << c
+    if seen != FULL_DECK:  # pragma: no cover - 52 distinct cards are the deck
+        raise bad("The deal is not the 52 cards of the deck.")
+
+
+_PUBLIC_STATE = (
+    "phase",
+    "totals",
+    "summaries",
+    "winner",
+    "dealer",
+    "hand_number",
+    "points",
+    "locks",
+    "lost",
+    "times_locked",
+    "sat_out",
+    "empty_tricks",
+    "trick_number",
+    "nominal",
+    "leader",
+    "turn",
+    "trick",
+    "led_suit",
+    "best_card",
+    "best_seat",
+    "clubs_in_trick",
+    "pic_clubs",
+    "players_in_trick",
+    "played",
+    "pending",
+    "_after_discards",
+    "tricks",
+    "voids",
+)
+
+
+class SeatView:
+    """What one seat may know (a snapshot): its own hand and the public state.
+
+    It holds no other seat's hidden cards, only their number. Bots and the server use
+    this and nothing else. :meth:`to_dict` gives JSON for a client.
+    """
+
+    __slots__ = ("seat", "rules", "hand_mask", "hand_sizes", "_state", "_legal", "lost_masks")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        if seat not in SEATS:
+            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        self.seat = seat
+        self.rules = game.rules
+        self.hand_mask: CardMask = game.hands[seat]
+        self.hand_sizes = tuple(h.bit_count() for h in game.hands)
+        self.lost_masks = tuple(game.lost)
+        st: dict[str, Any] = {}
+        for name in _PUBLIC_STATE:
+            v = getattr(game, name)
+            st[name] = v[:] if isinstance(v, list) else v
+        self._state = st
+        self._legal = game.legal_mask(seat) if game.phase == PLAY and game.turn == seat else 0
+
+    # Public state, read-only properties.
+    @property
+    def phase(self) -> str:
+        """The game's phase: ``deal``, ``discard``, ``play`` or ``over``."""
+        return str(self._state["phase"])
+
+    @property
+    def hand(self) -> list[Card]:
+        """The seat's own cards."""
+        return cards_of(self.hand_mask)
+
+    @property
+    def legal_mask(self) -> CardMask:
+        """The cards the seat may play now (0 unless it is its turn)."""
+        return int(self._legal)
+
+    @property
+    def legal_cards(self) -> list[Card]:
+        """The cards the seat may play now."""
+        return cards_of(self._legal)
+
+    @property
+    def turn(self) -> int | None:
+        """The seat to play, or None when no card is due."""
+        return self._state["turn"] if self._state["phase"] == PLAY else None
+
+    @property
+    def leader(self) -> int:
+        """The seat that led (or leads) the current trick."""
+        return int(self._state["leader"])
+
+    @property
+    def trick(self) -> list[tuple[int, Card]]:
+        """The current trick's plays so far, as (seat, card)."""
+        return list(self._state["trick"])
+
+    @property
+    def led_suit(self) -> int | None:
+        """The suit led to the current trick, or None before the lead."""
+        s = self._state["led_suit"]
+        return None if s < 0 or not self._state["trick"] else int(s)
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The completed tricks of this hand."""
+        return list(self._state["tricks"])
+
+    @property
+    def played_mask(self) -> CardMask:
+        """Every card played to a trick this hand (the current one included)."""
+        return int(self._state["played"])
+
+    @property
+    def locks(self) -> tuple[int, ...]:
+        """Tricks each seat still sits out (R9)."""
+        return tuple(self._state["locks"])
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Tricks each seat has taken this hand."""
+        return tuple(self._state["points"])
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each seat's game total before this hand's points."""
+        return tuple(self._state["totals"])
+
+    @property
+    def voids(self) -> tuple[int, ...]:
+        """For each seat, a 4-bit mask of the suits it has shown it lacks."""
+        return tuple(self._state["voids"])
+
+    @property
+    def trick_number(self) -> int:
+        """The current trick, 0 to 12 (13 once the hand is over)."""
+        return int(self._state["trick_number"])
+
+    @property
+    def hand_number(self) -> int:
+        """The current hand, 0 for the first."""
+        return int(self._state["hand_number"])
+
+    @property
+    def dealer(self) -> int:
+        """The current hand's dealer."""
+        return int(self._state["dealer"])
+
+    @property
+    def winner(self) -> int | None:
+        """The game's winner, once it is over."""
+        w = self._state["winner"]
+        return None if w is None else int(w)
+
+    @property
+    def summaries(self) -> list[HandSummary]:
+        """The summaries of the finished hands (R14)."""
+        return list(self._state["summaries"])
+
+    @property
+    def discard_due(self) -> int | None:
+        """The seat a lockup discard is due from, or None."""
+        return self._state["pending"][0] if self._state["phase"] == DISCARD else None
+
+    @property
+    def unseen_mask(self) -> CardMask:
+        """Cards this seat has not seen: in other hands for certain."""
+        seen = self.hand_mask | self._state["played"]
+        for m in self.lost_masks:
+            seen |= m
+        return FULL_DECK & ~seen
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data for a client: everything this seat may see, cards as ``QD``."""
+        st = self._state
+        last = st["tricks"][-1] if st["tricks"] else None
+        playing = st["phase"] == PLAY
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_dict(),
+            "phase": st["phase"],
+            "hand_number": st["hand_number"],
+            "dealer": st["dealer"],
+            "trick_number": st["trick_number"],
+            "turn": st["turn"] if playing else None,
+            "leader": st["leader"] if playing else None,
+            "discard_due": self.discard_due,
+            "hand": [card_str(c) for c in cards_of(self.hand_mask)],
+            "legal": [card_str(c) for c in cards_of(self._legal)],
+            "trick": [{"seat": s, "card": card_str(c)} for s, c in st["trick"]] if playing else [],
+            "last_trick": None
+            if last is None
+            else {
+                "number": last.number,
+                "leader": last.leader,
+                "plays": [{"seat": s, "card": card_str(c)} for s, c in last.plays],
+                "winner": last.winner,
+                "clubs": last.clubs,
+                "lock": last.lock,
+            },
+            "hand_sizes": list(self.hand_sizes),
+            "locks": list(st["locks"]),
+            "lost": [[card_str(c) for c in cards_of(m)] for m in self.lost_masks],
+            "tricks": list(st["points"]),
+            "times_locked": list(st["times_locked"]),
+            "tricks_sat_out": list(st["sat_out"]),
+            "totals": list(st["totals"]),
+            "summaries": [h.to_dict() for h in st["summaries"]],
+            "winner": st["winner"],
+            "voids": [[SUIT_NAMES[x] for x in range(4) if (v >> x) & 1] for v in st["voids"]],
+        }
