@@ -27,7 +27,7 @@ Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .cards import (
     CLUB_MASK,
@@ -75,13 +75,16 @@ for _c in range(52):
         _PIC_CLUB_BIT[_c] = 1 << (CLUBS * 13 + _c % 13)
 _RANK = [c % 13 for c in range(52)]
 _NEXT_TRICK = "next-trick"
+_BIT = [1 << c for c in range(52)]
+# For each 13-bit set of ranks, the ranks in it (a fast uniform pick within one suit).
+_RANKS_OF = tuple(tuple(r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 _SUIT = [c // 13 for c in range(52)]
 
 
 class RandomSource(Protocol):
     """What the engine needs of a random generator (``random.Random`` fits)."""
 
-    def shuffle(self, x: list[Any]) -> None: ...
+    def random(self) -> float: ...
 
     def randrange(self, stop: int) -> int: ...
 
@@ -167,8 +170,7 @@ class IllegalMove(ValueError):
         self.reason = refusal.reason
 
 
-@dataclass(frozen=True)
-class Trick:
+class Trick(NamedTuple):
     """A completed trick: its ``leader``, the ``plays`` as (seat, card), the ``winner``.
 
     An empty trick (R12) has no plays and ``winner`` None.
@@ -230,6 +232,19 @@ def _or_list(items: list[str]) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def nth_card(mask: CardMask, u: float) -> Card:
+    """The card of a non-empty mask picked by ``u`` in [0, 1): the ``int(u * n)``-th lowest.
+
+    With ``u = rng.random()`` this draws a card uniformly; the engine's random choices
+    (:meth:`Game.discard_random`, :meth:`Game.playout`) all go through it.
+    """
+    k = int(u * mask.bit_count())
+    while k:
+        mask &= mask - 1
+        k -= 1
+    return (mask & -mask).bit_length() - 1
 
 
 class Game:
@@ -349,8 +364,8 @@ class Game:
         if cards is None:
             if rng is None:
                 raise ValueError("deal needs either cards or rng")
-            deck = list(range(52))
-            rng.shuffle(deck)
+            rand = rng.random
+            deck = sorted(range(52), key=lambda _card: rand())  # a uniform shuffle
             cards = [deck[13 * s : 13 * s + 13] for s in SEATS]
         else:
             _check_deal(cards)
@@ -359,11 +374,7 @@ class Game:
             self.dealer = (self.dealer + 1) % 4
         self.hand_number += 1
         self._reset_hand()
-        for s in SEATS:
-            m = 0
-            for c in cards[s]:
-                m |= 1 << c
-            self.hands[s] = m
+        self.hands = [sum(map(_BIT.__getitem__, cs)) for cs in cards]
         if self.log is not None:
             self.log.append(HandLog(self.dealer, cards))
         self._start_trick()
@@ -665,10 +676,180 @@ class Game:
         """Make the due lockup discard with a card drawn at random by ``rng`` (R10)."""
         if self.phase != DISCARD:
             raise IllegalMove(Refusal("no-discard-due", "R10", "No lockup discard is due now."))
-        cs = cards_of(self.hands[self.pending[0]])
-        card = cs[rng.randrange(len(cs))]
+        card = nth_card(self.hands[self.pending[0]], rng.random())
         self._discard(card)
         return card
+
+    def playout(self, rng: RandomSource) -> None:
+        """Play the current hand to its end with random legal cards and random discards.
+
+        Exactly what repeated :meth:`discard_random` and ``play(nth_card(legal_mask(),
+        rng.random()))`` would do (the tests check it, under every option), only much
+        faster for a game without an event log: search rollouts and the benchmark use
+        it. Does nothing between hands.
+        """
+        rand = rng.random
+        # Finish a trick or discards under way, step by step; with an event log, all of it.
+        while self.phase == DISCARD or (
+            self.phase == PLAY and (self.trick or self.log is not None)
+        ):
+            if self.phase == PLAY:
+                self._play(nth_card(self.legal_mask(), rand()))
+            else:
+                self._discard(nth_card(self.hands[self.pending[0]], rand()))
+        if self.phase == PLAY:
+            self._playout_from_trick_start(rand)
+
+    def _playout_from_trick_start(self, rand: Any) -> None:
+        """The rest of the hand from the lead of a trick (its discards made), all rules
+        inline in local variables: the same steps, in the same order, as _play,
+        _discard, _complete_trick, _start_trick and _begin_play."""
+        hands = self.hands
+        voids = self.voids
+        locks = self.locks
+        points = self.points
+        sat_out = self.sat_out
+        lost = self.lost
+        lost_order = self._lost_order
+        tricks = self.tricks
+        any_club = self._any_club
+        upfront = self._upfront
+        played = self.played
+        number = self.trick_number
+        nominal = self.nominal
+        turn = self.turn
+        n = self.players_in_trick
+        while True:
+            # ---- one trick, from its lead (R4 to R8)
+            leader = turn
+            trick: list[tuple[int, Card]] = []
+            led = best = best_seat = -1
+            led_shift = clubs = pic = 0
+            while True:
+                hand = hands[turn]
+                if trick and not pic:
+                    follow = (hand >> led_shift) & 0x1FFF
+                    if follow:  # R6, the common case: a card of the led suit
+                        ranks = _RANKS_OF[follow]
+                        card = led_shift + ranks[int(rand() * len(ranks))]
+                        if card > best:
+                            best = card
+                            best_seat = turn
+                        if not led:  # clubs were led (R5)
+                            clubs += 1
+                        pic |= _PIC_CLUB_BIT[card]
+                        hands[turn] = hand ^ (1 << card)
+                        trick.append((turn, card))
+                        if len(trick) == n:
+                            break
+                        turn = (turn + 1) % 4
+                        while locks[turn]:
+                            turn = (turn + 1) % 4
+                        continue
+                if trick:
+                    legal = hand & SUIT_MASKS[led]
+                    if not legal:
+                        legal = hand
+                    elif pic:
+                        legal |= hand & (CLUB_MASK if any_club else pic)
+                else:
+                    legal = hand & NON_CLUB_MASK or hand  # R5
+                k = int(rand() * legal.bit_count())
+                while k:
+                    legal &= legal - 1
+                    k -= 1
+                bit = legal & -legal
+                card = bit.bit_length() - 1
+                suit = _SUIT[card]
+                if not trick:
+                    led = suit
+                    led_shift = 13 * suit
+                    best = card
+                    best_seat = turn
+                    if suit == CLUBS:
+                        voids[turn] |= 0b1110
+                elif suit == led:
+                    if card > best:
+                        best = card
+                        best_seat = turn
+                elif not (suit == CLUBS and pic and (any_club or pic & bit)):
+                    voids[turn] |= 1 << led
+                if suit == CLUBS:
+                    clubs += 1
+                pic |= _PIC_CLUB_BIT[card]
+                hands[turn] = hand ^ bit
+                trick.append((turn, card))
+                if len(trick) == n:
+                    break
+                turn = (turn + 1) % 4
+                while locks[turn]:
+                    turn = (turn + 1) % 4
+            for _seat, c in trick:
+                played |= 1 << c
+            # ---- the trick is complete (R8, R9, R11, R13)
+            points[best_seat] += 1
+            if locks[0] or locks[1] or locks[2] or locks[3]:
+                for s in SEATS:
+                    if locks[s]:
+                        locks[s] -= 1
+                        sat_out[s] += 1
+            lock = 0
+            if clubs:
+                lock = min(clubs, TRICKS_PER_HAND - 1 - number)
+                if lock:
+                    locks[best_seat] = lock
+                    self.times_locked[best_seat] += 1
+                nominal = (best_seat + 1) % 4
+            else:
+                nominal = best_seat
+            tricks.append(Trick(number, leader, tuple(trick), best_seat, clubs, lock))
+            number += 1
+            if lock and upfront:  # R10 upfront: the lock's cards leave at once
+                for _ in range(lock):
+                    c = nth_card(hands[best_seat], rand())
+                    hands[best_seat] ^= 1 << c
+                    lost[best_seat] |= 1 << c
+                    lost_order[best_seat].append(c)
+            # ---- the next trick's start (R10 per-trick discards, R12 empty tricks)
+            while True:
+                if number == TRICKS_PER_HAND:
+                    break
+                if locks[0] or locks[1] or locks[2] or locks[3]:
+                    if not upfront:
+                        for s in SEATS:
+                            if locks[s]:
+                                c = nth_card(hands[s], rand())
+                                hands[s] ^= 1 << c
+                                lost[s] |= 1 << c
+                                lost_order[s].append(c)
+                    n = locks.count(0)
+                    if n == 0:  # R12
+                        self.empty_tricks += 1
+                        for s in SEATS:
+                            locks[s] -= 1
+                            sat_out[s] += 1
+                        tricks.append(Trick(number, None, (), None, 0, 0))
+                        number += 1
+                        continue
+                else:
+                    n = 4
+                turn = nominal
+                while locks[turn]:
+                    turn = (turn + 1) % 4
+                break
+            if number == TRICKS_PER_HAND:
+                break
+        self.played = played
+        self.trick_number = number
+        self.nominal = nominal
+        self.leader = leader
+        self.players_in_trick = n
+        self.trick = []
+        self.led_suit = self.best_card = self.best_seat = -1
+        self.clubs_in_trick = self.pic_clubs = 0
+        self.pending = []
+        self.turn = -1
+        self._end_hand()
 
     def _discard(self, card: Card) -> None:
         seat = self.pending.pop(0)
@@ -679,7 +860,8 @@ class Game:
         if self.log is not None:
             self.log[-1].events.append(("discard", seat, card))
         if not self.pending:
-            if self._after_discards == PLAY:
+            after, self._after_discards = self._after_discards, PLAY
+            if after == PLAY:
                 self._begin_play()
             else:
                 self._start_trick()
@@ -688,25 +870,18 @@ class Game:
         if self.trick_number == TRICKS_PER_HAND:
             self._end_hand()
             return
-        if not self._upfront:
-            locks = self.locks
-            pending = [s for s in SEATS if locks[s]]
-            if pending:  # R10 per-trick: one card from every locked seat, seat order
-                self.pending = pending
-                self._after_discards = PLAY
-                self.phase = DISCARD
-                return
+        locks = self.locks
+        if not self._upfront and (locks[0] or locks[1] or locks[2] or locks[3]):
+            # R10 per-trick: one card from every locked seat, in seat order
+            self.pending = [s for s in SEATS if locks[s]]
+            self._after_discards = PLAY
+            self.phase = DISCARD
+            return
         self._begin_play()
 
     def _begin_play(self) -> None:
         locks = self.locks
-        self.trick = []
-        self.led_suit = -1
-        self.best_card = -1
-        self.best_seat = -1
-        self.clubs_in_trick = 0
-        self.pic_clubs = 0
-        n = 4 - sum(1 for s in SEATS if locks[s])
+        n = locks.count(0)
         self.players_in_trick = n
         if n == 0:  # R12: everyone locked, an empty trick
             self.empty_tricks += 1
@@ -729,25 +904,28 @@ class Game:
         clubs = self.clubs_in_trick
         self.points[winner] += 1  # R8, R13
         locks = self.locks
-        for s in SEATS:
-            if locks[s]:
-                locks[s] -= 1
-                self.sat_out[s] += 1
-        self.trick_number += 1
+        if locks[0] or locks[1] or locks[2] or locks[3]:
+            sat_out = self.sat_out
+            for s in SEATS:
+                if locks[s]:
+                    locks[s] -= 1
+                    sat_out[s] += 1
+        number = self.trick_number
+        self.trick_number = number + 1
         lock = 0
         if clubs:
-            lock = min(clubs, TRICKS_PER_HAND - self.trick_number)  # R9
+            lock = min(clubs, TRICKS_PER_HAND - 1 - number)  # R9
             if lock:
                 locks[winner] = lock
                 self.times_locked[winner] += 1
             self.nominal = (winner + 1) % 4  # R11
         else:
             self.nominal = winner
-        self.tricks.append(
-            Trick(self.trick_number - 1, self.leader, tuple(self.trick), winner, clubs, lock)
-        )
+        self.tricks.append(Trick(number, self.leader, tuple(self.trick), winner, clubs, lock))
         self.turn = -1
         self.trick = []
+        self.led_suit = self.best_card = self.best_seat = -1
+        self.clubs_in_trick = self.pic_clubs = 0
         if lock and self._upfront:  # R10 upfront: the whole lock's cards leave now
             self.pending = [winner] * lock
             self._after_discards = _NEXT_TRICK

@@ -1,0 +1,73 @@
+"""The engine's fast paths do exactly what the checked step-by-step API does."""
+
+import random
+
+import pytest
+
+from lockup.engine import DISCARD, PLAY, Game, Rules, nth_card
+
+ALL_RULES = [
+    Rules(p, d, t)
+    for p in ("same-rank", "any-club")
+    for d in ("per-trick", "upfront")
+    for t in (10, 20)
+]
+
+
+def step_by_step(game: Game, rng: random.Random) -> None:
+    while True:
+        if game.phase == PLAY:
+            game.play(nth_card(game.legal_mask(), rng.random()))
+        elif game.phase == DISCARD:
+            game.discard_random(rng)
+        else:
+            return
+
+
+def state(game: Game) -> dict[str, object]:
+    return {name: getattr(game, name) for name in Game.__slots__ if name != "log"} | {
+        "log": None if game.log is None else [(h.dealer, h.deal, h.events) for h in game.log]
+    }
+
+
+@pytest.mark.parametrize(
+    "rules", ALL_RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}-{r.target}"
+)
+@pytest.mark.parametrize("record", [True, False])
+def test_playout_matches_step_by_step(rules: Rules, record: bool) -> None:
+    for seed in range(40):
+        setup = random.Random(seed)
+        game = Game(rules, setup.randrange(4), record=record)
+        game.deal(rng=setup)
+        # Start some hands mid-way, with locks and discards under way.
+        warm = random.Random(1000 + seed)
+        for _ in range(seed % 30):
+            if game.phase == PLAY:
+                game.play(nth_card(game.legal_mask(), warm.random()))
+            elif game.phase == DISCARD:
+                game.discard_random(warm)
+        a, b = game.clone(), game.clone()
+        step_by_step(a, random.Random(seed))
+        b.playout(random.Random(seed))
+        assert state(a) == state(b)
+        assert a.phase in ("deal", "over")
+
+
+def test_playout_between_hands_does_nothing() -> None:
+    game = Game(Rules(), 0)
+    before = state(game)
+    game.playout(random.Random(1))
+    assert state(game) == before
+
+
+def test_whole_games_by_playout_end_with_a_sole_leader() -> None:
+    rng = random.Random(5)
+    for rules in ALL_RULES:
+        game = Game.new(rng, rules)
+        while not game.is_over:
+            game.playout(rng)
+            if game.phase == "deal":
+                game.deal(rng=rng)
+        best = max(game.totals)
+        assert best >= rules.target and game.totals.count(best) == 1
+        assert game.winner == game.totals.index(best)
