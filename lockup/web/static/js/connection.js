@@ -1,0 +1,100 @@
+// The WebSocket to the server (/ws), reconnecting with backoff when it closes.
+//
+// The page owns what to say on (re)connection: onOpen is called after every successful
+// connection, and the page sends its "hello" with the last version it has.
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+const PING_MS = 25000;
+
+export class Connection {
+  /**
+   * @param {object} handlers onMessage(msg), onOpen(), onStatus("connecting"|"open"|"closed")
+   */
+  constructor({ onMessage, onOpen, onStatus }) {
+    this.onMessage = onMessage;
+    this.onOpen = onOpen;
+    this.onStatus = onStatus || (() => {});
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.ping = null;
+    this.closedByPage = false;
+  }
+
+  /** The URL of the server's socket, on the page's own host. */
+  static url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    return `${scheme}://${location.host}/ws`;
+  }
+
+  /** Open the socket (again). */
+  connect() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.onStatus("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(Connection.url());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      this.attempt = 0;
+      this.onStatus("open");
+      clearInterval(this.ping);
+      this.ping = setInterval(() => this.send({ type: "ping" }), PING_MS);
+      this.onOpen();
+    });
+    ws.addEventListener("message", (e) => {
+      if (this.ws !== ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return; // not ours to understand: ignore
+      }
+      if (msg && typeof msg === "object") this.onMessage(msg);
+    });
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.ping);
+      this.onStatus("closed");
+      if (!this.closedByPage) this.scheduleReconnect();
+    });
+  }
+
+  scheduleReconnect() {
+    if (this.timer) return;
+    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    const delay = base * (0.8 + 0.4 * Math.random());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, delay);
+  }
+
+  /** Whether the socket is open now. */
+  get isOpen() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Send a message; returns false when the socket is not open. */
+  send(msg) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** Close for good (the page is going away). */
+  close() {
+    this.closedByPage = true;
+    clearTimeout(this.timer);
+    clearInterval(this.ping);
+    if (this.ws) this.ws.close();
+  }
+}
