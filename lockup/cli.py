@@ -6,14 +6,13 @@ Each sub-command lives in the layer it belongs to; this module only parses argum
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from . import __version__
-
-Command = Callable[[argparse.Namespace], int]
-_COMMANDS: dict[str, Command] = {}
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -26,20 +25,28 @@ def _replay(args: argparse.Namespace) -> int:
             with open(args.file, "rb") as f:
                 text = f.read()
     except OSError as e:
-        print(json.dumps({"status": "invalid", "reason": f"cannot read {args.file}: {e.strerror}"}))
+        _print_json({"status": "invalid", "reason": f"cannot read {args.file}: {e.strerror}"})
         return 2
     try:
         parsed = parse_record(text)
     except RecordError as e:
-        print(json.dumps({"status": "invalid", "reason": str(e)}, ensure_ascii=False))
+        _print_json({"status": "invalid", "reason": str(e)})
         return 2
     result = replay(parsed)
-    print(json.dumps(result.to_dict(), ensure_ascii=False))
+    _print_json(result.to_dict())
     return 1 if result.error is not None else 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``lockup`` command."""
+_LAYERS = {"arena": "lockup.arena.cli", "serve": "lockup.server.cli"}
+"""Sub-commands of the layers above the engine, and the module that registers each."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``lockup`` command.
+
+    With ``only`` naming a sub-command, the other layers' modules are not imported, so
+    ``lockup replay`` loads neither the server nor the arena.
+    """
     parser = argparse.ArgumentParser(
         prog="lockup", description="Lockup, the trick-taking card game."
     )
@@ -50,33 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the record file, or - for standard input")
     p.set_defaults(func=_replay)
 
-    for register in _registrars():
-        register(sub)
+    for name, mod_name in _LAYERS.items():
+        if only is None or only == name:
+            mod = importlib.import_module(mod_name)
+            mod.register(sub)
     return parser
 
 
-def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
-    """Sub-commands of the layers above the engine, registered if their module imports."""
-    out = []
-    for mod_name in ("lockup.arena.cli", "lockup.server.cli", "lockup.tui"):
-        try:
-            mod = __import__(mod_name, fromlist=["register"])
-        except ModuleNotFoundError as e:
-            if e.name and (e.name == mod_name or mod_name.startswith(e.name + ".")):
-                continue
-            raise
-        out.append(mod.register)
-    return out
+def _print_json(data: object) -> None:
+    """One JSON line on standard output, UTF-8 where the output takes it, else escaped."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    print(json.dumps(data, ensure_ascii=encoding != "utf8"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``lockup`` command; returns its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(only=first if first in _LAYERS or first == "replay" else None)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # e.g. `lockup replay x.json | head -c 10`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,8 +1,8 @@
 """The Lockup rules engine: the reference implementation of RULES.md (R1 to R16).
 
 The engine is pure: no I/O, no third-party imports, and no randomness that is not
-passed in as an argument (a ``random.Random`` or anything with ``shuffle`` and
-``randrange``). A replay supplies the dealt cards and the lockup discards instead.
+passed in as an argument (a ``random.Random``, or anything with ``random()`` and
+``randrange()``). A replay supplies the dealt cards and the lockup discards instead.
 
 Typical use::
 
@@ -493,7 +493,9 @@ class Game:
 
     def is_legal(self, card: Card, seat: int | None = None) -> bool:
         """Whether seat (default: the seat to play) may play card now."""
-        return bool((self.legal_mask(seat) >> card) & 1) if 0 <= card < 52 else False
+        if not isinstance(card, int) or not 0 <= card < 52:
+            return False
+        return bool((self.legal_mask(seat) >> card) & 1)
 
     def why_not(self, card: Card, seat: int | None = None) -> Refusal | None:
         """None if seat may play card now; otherwise the :class:`Refusal` saying why."""
@@ -994,7 +996,7 @@ class Game:
                 v = p[name]
                 setattr(g, name, v[:] if isinstance(v, list) else v)
         g.hands = list(hands)
-        g._lost_order = [cards_of(m) for m in view.lost_masks]
+        g._lost_order = [list(x) for x in view.lost_order]
         g.log = [] if record else None
         return g
 
@@ -1059,7 +1061,16 @@ class SeatView:
     this and nothing else. :meth:`to_dict` gives JSON for a client.
     """
 
-    __slots__ = ("seat", "rules", "hand_mask", "hand_sizes", "_state", "_legal", "lost_masks")
+    __slots__ = (
+        "seat",
+        "rules",
+        "hand_mask",
+        "hand_sizes",
+        "_state",
+        "_legal",
+        "lost_masks",
+        "lost_order",
+    )
 
     def __init__(self, game: Game, seat: int) -> None:
         if seat not in SEATS:
@@ -1069,6 +1080,8 @@ class SeatView:
         self.hand_mask: CardMask = game.hands[seat]
         self.hand_sizes = tuple(h.bit_count() for h in game.hands)
         self.lost_masks = tuple(game.lost)
+        self.lost_order: tuple[tuple[Card, ...], ...] = tuple(tuple(x) for x in game._lost_order)
+        """The cards lockup took from each seat this hand, in the order they left (R10)."""
         st: dict[str, Any] = {}
         for name in _PUBLIC_STATE:
             v = getattr(game, name)
@@ -1217,7 +1230,7 @@ class SeatView:
             },
             "hand_sizes": list(self.hand_sizes),
             "locks": list(st["locks"]),
-            "lost": [[card_str(c) for c in cards_of(m)] for m in self.lost_masks],
+            "lost": [[card_str(c) for c in cs] for cs in self.lost_order],
             "tricks": list(st["points"]),
             "times_locked": list(st["times_locked"]),
             "tricks_sat_out": list(st["sat_out"]),

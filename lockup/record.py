@@ -31,6 +31,7 @@ from .engine import (
 )
 
 _HAND_OVER = Refusal("hand-over", "R10", "the hand is over: all 13 tricks have been played")
+_GAME_OVER = Refusal("game-over", "R15", "the game is over: it has its winner, nothing follows")
 
 FORMAT = "lockup-record/1"
 
@@ -162,18 +163,27 @@ def dumps(
 # ---------------------------------------------------------------------- reading
 
 
+def _show(value: Any, limit: int = 40) -> str:
+    """A short JSON rendering of a (possibly hostile) value for a reason."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, RecursionError):  # pragma: no cover - json.loads output dumps
+        text = type(value).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _card(value: Any, where: str) -> Card:
     if not isinstance(value, str):
-        raise RecordError(f'{where}: a card must be a string like "QD", not {json.dumps(value)}')
+        raise RecordError(f'{where}: a card must be a string like "QD", not {_show(value)}')
     try:
         return parse_card(value)
     except ValueError:
-        raise RecordError(f"{where}: {value!r} is not a card") from None
+        raise RecordError(f"{where}: {_show(value)} is not a card") from None
 
 
 def _int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RecordError(f"{where} must be an integer, not {json.dumps(value)}")
+        raise RecordError(f"{where} must be an integer, not {_show(value)}")
     return value
 
 
@@ -185,7 +195,7 @@ def parse_record(data: Any) -> ParsedRecord:
     """
     if isinstance(data, bytes | bytearray):
         try:
-            data = data.decode("utf-8")
+            data = data.decode("utf-8-sig")  # a byte order mark is tolerated
         except UnicodeDecodeError:
             raise RecordError("the file is not UTF-8 text") from None
     if isinstance(data, str):
@@ -193,11 +203,15 @@ def parse_record(data: Any) -> ParsedRecord:
             data = json.loads(data)
         except json.JSONDecodeError as e:
             raise RecordError(f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        except RecursionError:
+            raise RecordError("not a record: the JSON is nested far too deeply") from None
+        except ValueError as e:  # an integer of more than 4300 digits, say
+            raise RecordError(f"not JSON that can be read: {str(e).split(';')[0]}") from None
     if not isinstance(data, dict):
         raise RecordError("a record is a JSON object")
     fmt = data.get("format")
     if fmt != FORMAT:
-        raise RecordError(f'unknown format {json.dumps(fmt)}: expected "{FORMAT}"')
+        raise RecordError(f'unknown format {_show(fmt)}: expected "{FORMAT}"')
     rules_data = data.get("rules", {})
     try:
         rules = Rules.from_dict(rules_data)
@@ -283,7 +297,9 @@ def replay(record: ParsedRecord) -> ReplayResult:
             return result(IllegalRecord(h, None, bad.rule, bad.reason))
         for e, (kind, seat, card) in enumerate(hand.events):
             try:
-                if game.phase in ("deal", "over"):
+                if game.phase == OVER:
+                    raise IllegalMove(_GAME_OVER)
+                if game.phase == "deal":
                     raise IllegalMove(_HAND_OVER)
                 if kind == "play":
                     game.play(card, seat)
@@ -296,9 +312,9 @@ def replay(record: ParsedRecord) -> ReplayResult:
                 IllegalRecord(
                     h,
                     len(hand.events),
-                    "R10",
-                    f"the hand stops after {game.trick_number} tricks, but every hand but the last "
-                    f"must be played to its 13th trick",
+                    "R15",
+                    f"the hand stops after {game.trick_number} tricks, but hands are played in "
+                    f"full: every hand but the last must be played to its 13th trick",
                 )
             )
     return result(None)

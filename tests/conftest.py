@@ -1,0 +1,87 @@
+"""Shared helpers for the rules, property and record tests (kept small on purpose)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+from typing import Any
+
+from lockup.cards import parse_card
+from lockup.engine import Game, Rules
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+ALL_OPTIONS = [
+    Rules(picture, discards)
+    for picture in ("same-rank", "any-club")
+    for discards in ("per-trick", "upfront")
+]
+"""The four combinations of ``picture_exception`` and ``lock_discards`` (target 20)."""
+
+
+def rules_id(rules: Rules) -> str:
+    return f"{rules.picture_exception}/{rules.lock_discards}/{rules.target}"
+
+
+def cards(text: str) -> list[int]:
+    """``"QD 2c 10♦"`` -> card numbers."""
+    return [parse_card(c) for c in text.split()]
+
+
+def make_deal(fixed: dict[int, str], only: dict[int, str] | None = None) -> list[list[int]]:
+    """A full deal: the ``fixed`` cards of each seat, the rest filled in card-number order.
+
+    ``only[seat]`` lists the suit letters (``"DS"``) the filler may give that seat, so a
+    test can make a seat void in a suit. Seats with fewer allowed suits are filled first.
+    """
+    only = only or {}
+    hands = {s: cards(fixed.get(s, "")) for s in range(4)}
+    used = {c for h in hands.values() for c in h}
+    assert len(used) == sum(len(h) for h in hands.values()), "a card is fixed twice"
+    rest = [c for c in range(52) if c not in used]
+    for seat in sorted(range(4), key=lambda s: len(only.get(s, "CDHS"))):
+        suits = ["CDHS".index(x) for x in only.get(seat, "CDHS")]
+        while len(hands[seat]) < 13:
+            pick = next((c for c in rest if c // 13 in suits), None)
+            assert pick is not None, f"cannot fill seat {seat} from suits {only.get(seat)}"
+            rest.remove(pick)
+            hands[seat].append(pick)
+        assert len(hands[seat]) == 13, f"seat {seat} has {len(hands[seat])} fixed cards"
+    return [hands[s] for s in range(4)]
+
+
+def new_game(fixed: dict[int, str], dealer: int, rules: Rules | None = None, **kw: Any) -> Game:
+    """``Game(rules, dealer)`` dealt ``make_deal(fixed, **kw)``."""
+    game = Game(rules or Rules(), dealer)
+    game.deal(make_deal(fixed, **kw))
+    return game
+
+
+def state(game: Game) -> dict[str, Any]:
+    """A deep copy of every field of the game, for before/after comparisons."""
+    names = getattr(Game, "__slots__", None) or list(vars(game))
+    out = {n: copy.deepcopy(getattr(game, n)) for n in names if hasattr(game, n)}
+    if out.get("log") is not None:
+        out["log"] = [(h.dealer, h.deal, h.events) for h in out["log"]]
+    return out
+
+
+def step(game: Game, rng: random.Random) -> None:
+    """One random step: a deal, a lockup discard or a random legal card."""
+    if game.phase == "deal":
+        game.deal(rng=rng)
+    elif game.discard_due is not None:
+        game.discard_random(rng)
+    else:
+        legal = game.legal_cards()
+        game.play(legal[rng.randrange(len(legal))])
+
+
+def random_game(seed: int, rules: Rules) -> Game:
+    """A whole game of random legal play (deterministic for a seed)."""
+    rng = random.Random(seed)
+    game = Game.new(rng, rules)
+    while not game.is_over:
+        step(game, rng)
+    return game
