@@ -76,6 +76,7 @@ for _c in range(52):
 _RANK = [c % 13 for c in range(52)]
 _NEXT_TRICK = "next-trick"
 _BIT = [1 << c for c in range(52)]
+_DECK_RANGE = range(52)
 # For each 13-bit set of ranks, the ranks in it (a fast uniform pick within one suit).
 _RANKS_OF = tuple(tuple(r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 _SUIT = [c // 13 for c in range(52)]
@@ -185,8 +186,7 @@ class Trick(NamedTuple):
     """The lock its winner received (R9): ``min(clubs, tricks left)``."""
 
 
-@dataclass(frozen=True)
-class HandSummary:
+class HandSummary(NamedTuple):
     """The summary of a finished hand (R14)."""
 
     number: int
@@ -365,15 +365,16 @@ class Game:
             if rng is None:
                 raise ValueError("deal needs either cards or rng")
             rand = rng.random
-            deck = sorted(range(52), key=lambda _card: rand())  # a uniform shuffle
+            keys = [rand() for _ in _DECK_RANGE]
+            deck = sorted(_DECK_RANGE, key=keys.__getitem__)  # a uniform shuffle
             cards = [deck[13 * s : 13 * s + 13] for s in SEATS]
         else:
             _check_deal(cards)
             cards = [list(cs) for cs in cards]
-        if self.hand_number >= 0:
-            self.dealer = (self.dealer + 1) % 4
+        if self.hand_number >= 0:  # (a new game's state is fresh already)
+            self.dealer = (self.dealer + 1) % 4  # R3
+            self._reset_hand()
         self.hand_number += 1
-        self._reset_hand()
         self.hands = [sum(map(_BIT.__getitem__, cs)) for cs in cards]
         if self.log is not None:
             self.log.append(HandLog(self.dealer, cards))
@@ -941,14 +942,14 @@ class Game:
             totals[s] += self.points[s]
         self.summaries.append(
             HandSummary(
-                number=self.hand_number,
-                dealer=self.dealer,
-                points=tuple(self.points),
-                totals=tuple(totals),
-                times_locked=tuple(self.times_locked),
-                tricks_sat_out=tuple(self.sat_out),
-                lost=tuple(tuple(x) for x in self._lost_order),
-                empty_tricks=self.empty_tricks,
+                self.hand_number,
+                self.dealer,
+                tuple(self.points),
+                tuple(totals),
+                tuple(self.times_locked),
+                tuple(self.sat_out),
+                tuple(map(tuple, self._lost_order)),
+                self.empty_tricks,
             )
         )
         self.turn = -1
