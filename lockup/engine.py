@@ -77,6 +77,7 @@ _RANK = [c % 13 for c in range(52)]
 _NEXT_TRICK = "next-trick"
 _BIT = [1 << c for c in range(52)]
 _DECK_RANGE = range(52)
+_new_tuple = tuple.__new__
 # For each 13-bit set of ranks, the ranks in it (a fast uniform pick within one suit).
 _RANKS_OF = tuple(tuple(r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 _SUIT = [c // 13 for c in range(52)]
@@ -730,9 +731,11 @@ class Game:
             led_shift = clubs = pic = 0
             while True:
                 hand = hands[turn]
-                if trick and not pic:
+                if trick:
                     follow = (hand >> led_shift) & 0x1FFF
-                    if follow:  # R6, the common case: a card of the led suit
+                    # R6, the common case: a card of the led suit and no picture club (R7)
+                    # to play instead.
+                    if follow and not (pic and hand & (CLUB_MASK if any_club else pic)):
                         ranks = _RANKS_OF[follow]
                         card = led_shift + ranks[int(rand() * len(ranks))]
                         if card > best:
@@ -741,7 +744,9 @@ class Game:
                         if not led:  # clubs were led (R5)
                             clubs += 1
                         pic |= _PIC_CLUB_BIT[card]
-                        hands[turn] = hand ^ (1 << card)
+                        bit = 1 << card
+                        hands[turn] = hand ^ bit
+                        played |= bit
                         trick.append((turn, card))
                         if len(trick) == n:
                             break
@@ -781,14 +786,13 @@ class Game:
                     clubs += 1
                 pic |= _PIC_CLUB_BIT[card]
                 hands[turn] = hand ^ bit
+                played |= bit
                 trick.append((turn, card))
                 if len(trick) == n:
                     break
                 turn = (turn + 1) % 4
                 while locks[turn]:
                     turn = (turn + 1) % 4
-            for _seat, c in trick:
-                played |= 1 << c
             # ---- the trick is complete (R8, R9, R11, R13)
             points[best_seat] += 1
             if locks[0] or locks[1] or locks[2] or locks[3]:
@@ -805,7 +809,7 @@ class Game:
                 nominal = (best_seat + 1) % 4
             else:
                 nominal = best_seat
-            tricks.append(Trick(number, leader, tuple(trick), best_seat, clubs, lock))
+            tricks.append(_new_tuple(Trick, (number, leader, tuple(trick), best_seat, clubs, lock)))
             number += 1
             if lock and upfront:  # R10 upfront: the lock's cards leave at once
                 for _ in range(lock):
