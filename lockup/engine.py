@@ -235,6 +235,39 @@ def _or_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
+# The state every seat may know (SeatView copies it); Game adds the hands and its log.
+_PUBLIC_STATE = (
+    "phase",
+    "totals",
+    "summaries",
+    "winner",
+    "dealer",
+    "hand_number",
+    "points",
+    "locks",
+    "lost",
+    "times_locked",
+    "sat_out",
+    "empty_tricks",
+    "trick_number",
+    "nominal",
+    "leader",
+    "turn",
+    "trick",
+    "led_suit",
+    "best_card",
+    "best_seat",
+    "clubs_in_trick",
+    "pic_clubs",
+    "players_in_trick",
+    "played",
+    "pending",
+    "_after_discards",
+    "tricks",
+    "voids",
+)
+
+
 def nth_card(mask: CardMask, u: float) -> Card:
     """The card of a non-empty mask picked by ``u`` in [0, 1): the ``int(u * n)``-th lowest.
 
@@ -257,42 +290,7 @@ class Game:
     (:meth:`discard` or :meth:`discard_random`), or the next hand (:meth:`deal`).
     """
 
-    __slots__ = (
-        "rules",
-        "_any_club",
-        "_upfront",
-        "phase",
-        "totals",
-        "summaries",
-        "winner",
-        "dealer",
-        "hand_number",
-        "hands",
-        "points",
-        "locks",
-        "lost",
-        "times_locked",
-        "sat_out",
-        "empty_tricks",
-        "trick_number",
-        "nominal",
-        "leader",
-        "turn",
-        "trick",
-        "led_suit",
-        "best_card",
-        "best_seat",
-        "clubs_in_trick",
-        "pic_clubs",
-        "players_in_trick",
-        "played",
-        "pending",
-        "_after_discards",
-        "tricks",
-        "voids",
-        "log",
-        "_lost_order",
-    )
+    __slots__ = ("rules", "_any_club", "_upfront", "hands", "log", "_lost_order", *_PUBLIC_STATE)
 
     def __init__(self, rules: Rules | None = None, dealer: int = 0, *, record: bool = True) -> None:
         """A game before its first deal; ``dealer`` deals the first hand (R3).
@@ -1025,38 +1023,6 @@ def _check_deal(cards: Any) -> None:
             seen |= 1 << c
     if seen != FULL_DECK:  # pragma: no cover - 52 distinct cards are the deck
         raise bad("The deal is not the 52 cards of the deck.")
-
-
-_PUBLIC_STATE = (
-    "phase",
-    "totals",
-    "summaries",
-    "winner",
-    "dealer",
-    "hand_number",
-    "points",
-    "locks",
-    "lost",
-    "times_locked",
-    "sat_out",
-    "empty_tricks",
-    "trick_number",
-    "nominal",
-    "leader",
-    "turn",
-    "trick",
-    "led_suit",
-    "best_card",
-    "best_seat",
-    "clubs_in_trick",
-    "pic_clubs",
-    "players_in_trick",
-    "played",
-    "pending",
-    "_after_discards",
-    "tricks",
-    "voids",
-)
 
 
 class SeatView:
