@@ -1,0 +1,225 @@
+"""Load test of the game server: many players at once, each over its own WebSocket.
+
+Starts ``lockup serve`` on a free port with a fresh SQLite file (or uses ``--url``), then
+runs ``--games`` simulated players, ``--concurrency`` at a time. Each one opens a new game
+against bots (``--level``, no pacing), says ``hello`` and plays a random legal card whenever
+its view shows it may, until the game is over. A card's acknowledgement latency runs from
+sending ``play`` to receiving the ``event`` of that card (stored by then).
+
+Prints games per second and the 50th and 99th percentiles of the acknowledgement latency.
+Goal (issue 4): 200 games at once with the 99th percentile under 100 ms.
+
+    python bench/server.py --games 200 --concurrency 200 --level random
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+
+@dataclass
+class Stats:
+    """What the simulated players measured."""
+
+    acks: list[float] = field(default_factory=list)
+    games: int = 0
+    frames: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+
+
+_SSL = ssl.create_default_context()
+"""One TLS context for every player's HTTP client (making one each is costly)."""
+
+
+def _has(text: str, *needles: str) -> bool:
+    """Whether text holds one of the needles, written compact or with spaces."""
+    return any(n in text or n.replace(":", ": ").replace(",", ", ") in text for n in needles)
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The q-th percentile (nearest rank) of xs."""
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = max(0, min(len(s) - 1, round(q / 100 * len(s) + 0.5) - 1))
+    return s[k]
+
+
+async def player(
+    url: str, ws_url: str, options: dict[str, Any], stats: Stats, rng: random.Random
+) -> None:
+    """One simulated player: a new game, played to its end."""
+    async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
+        r = await http.post("/api/games", json=options)
+        r.raise_for_status()
+        game = r.json()["game"]
+        cookie = http.cookies["lockup_player"]
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": f"lockup_player={cookie}"}, max_queue=None
+    ) as ws:
+        await ws.send(json.dumps({"type": "hello", "game": game, "since": 0}))
+        sent_at = 0.0
+        waiting: str | None = None
+        while True:
+            text = await ws.recv()
+            stats.frames += 1
+            # Most frames are other seats' cards: skip decoding those (a cheap client).
+            if waiting is None:
+                if _has(text, '"legal":[]') and not _has(text, '"phase":"over"', '"type":"error"'):
+                    continue
+            elif not _has(text, f'"seat":0,"card":"{waiting}"}}', '"type":"error"'):
+                continue
+            msg = json.loads(text)
+            kind = msg["type"]
+            if kind == "error":
+                stats.errors[msg["code"]] = stats.errors.get(msg["code"], 0) + 1
+                waiting = None
+                await ws.send(json.dumps({"type": "hello", "game": game, "since": 0}))
+                continue
+            if kind not in ("state", "event"):
+                continue
+            ev = msg.get("event")
+            if (
+                waiting is not None
+                and ev is not None
+                and ev["kind"] == "play"
+                and ev["seat"] == 0
+                and ev["card"] == waiting
+            ):
+                stats.acks.append(time.perf_counter() - sent_at)
+                waiting = None
+            view = msg["view"]
+            if view["phase"] == "over":
+                stats.games += 1
+                return
+            if waiting is None and view["legal"]:
+                waiting = rng.choice(view["legal"])
+                sent_at = time.perf_counter()
+                await ws.send(
+                    json.dumps({"type": "play", "card": waiting, "version": msg["version"]})
+                )
+
+
+async def run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
+    """Run every player, ``args.concurrency`` at a time; (stats, wall seconds)."""
+    ws_url = url.replace("http", "ws", 1) + "/ws"
+    stats = Stats()
+    options = {"level": args.level, "target": args.target}
+    sem = asyncio.Semaphore(args.concurrency)
+    rng = random.Random(args.seed)
+
+    async def one(i: int) -> None:
+        async with sem:
+            try:
+                await asyncio.wait_for(
+                    player(url, ws_url, options, stats, random.Random(rng.random())), 600
+                )
+            except Exception as e:
+                stats.failed += 1
+                print(f"player {i} failed: {e!r}", file=sys.stderr)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(args.games)))
+    return stats, time.perf_counter() - t0
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(
+    db: Path, bot_processes: int | None, move_slots: int | None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``lockup serve`` on a free port; (process, base URL) once it answers."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "lockup", "serve", "--port", str(port)]
+    cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning"]
+    if bot_processes:
+        cmd += ["--bot-processes", str(bot_processes)]
+    if move_slots:
+        cmd += ["--move-slots", str(move_slots)]
+    proc = subprocess.Popen(cmd)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("the server did not start")
+        try:
+            if httpx.get(url + "/healthz", timeout=1).text == "ok":
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not start in 60 s")
+
+
+def main() -> int:
+    """Parse arguments, run the bench, print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--games", type=int, default=200, help="games to play in all (default 200)")
+    ap.add_argument(
+        "--concurrency", type=int, default=None, help="games at once (default: all of them)"
+    )
+    ap.add_argument(
+        "--level", default="random", help="the bots' level: random or normal (default random)"
+    )
+    ap.add_argument("--target", type=int, default=20, help="points to win (default 20)")
+    ap.add_argument("--url", default=None, help="a running server (default: start one)")
+    ap.add_argument("--bot-processes", type=int, default=None, help="for the started server")
+    ap.add_argument("--move-slots", type=int, default=None, help="for the started server")
+    ap.add_argument("--seed", type=int, default=1, help="the players' random seed")
+    args = ap.parse_args()
+    args.concurrency = args.concurrency or args.games
+    proc = None
+    tmp = tempfile.TemporaryDirectory(prefix="lockup-bench-")
+    try:
+        if args.url:
+            url = args.url.rstrip("/")
+        else:
+            proc, url = start_server(
+                Path(tmp.name) / "bench.sqlite", args.bot_processes, args.move_slots
+            )
+        stats, wall = asyncio.run(run(args, url))
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+        tmp.cleanup()
+    ms = [x * 1000 for x in stats.acks]
+    print(
+        f"server bench: {stats.games}/{args.games} games, {args.concurrency} at once, "
+        f"bots {args.level}, target {args.target}, {os.cpu_count()} CPUs"
+    )
+    print(f"wall time      {wall:.1f} s")
+    print(f"games/s        {stats.games / wall:.2f}")
+    print(f"frames/s       {stats.frames / wall:.0f}")
+    print(f"cards acked    {len(ms)}")
+    print(f"ack p50        {percentile(ms, 50):.1f} ms")
+    print(f"ack p99        {percentile(ms, 99):.1f} ms")
+    print(f"ack max        {max(ms) if ms else float('nan'):.1f} ms")
+    print(f"errors         {stats.errors or 'none'}; players failed: {stats.failed}")
+    return 0 if stats.games == args.games else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,611 @@
+"""Games as the server runs them: one :class:`GameSession` per game under way.
+
+The server owns the game. A session holds the engine's :class:`~lockup.engine.Game`, who
+sits where (a human known by a player cookie, or a bot of some level), and the versioned
+events each human seat has been sent. Every action (a deal, a play, a lockup discard) is
+checked by the engine, committed to the :class:`~lockup.server.store.Store`, and only then
+published: each human seat gets the event with its own
+:meth:`~lockup.engine.SeatView.to_dict` view, never another seat's hidden cards.
+
+Deals and lockup discards are drawn from a server-side :class:`random.SystemRandom` and
+stored as the record; bots think in the :class:`~lockup.server.pool.BotPool`.
+:class:`GameService` finds, loads (replaying the stored record), creates and evicts
+sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+import secrets
+import time
+import weakref
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from ..cards import Card, card_str, parse_card
+from ..engine import DEAL, DEFAULT_PLAYERS, DISCARD, PLAY, Game, Rules
+from ..record import dumps, from_record
+from .pool import BotPool, hint_available
+from .store import ActionRow, GameRow, Store, StoreError, WriteOp, record_of
+
+log = logging.getLogger("lockup.server")
+
+LEVELS_ALWAYS = ("random",)
+"""Levels the server accepts even if the bot registry does not list them."""
+
+OPTION_KEYS = ("target", "picture_exception", "lock_discards", "level")
+"""The options of a new game (``POST /api/games``)."""
+
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def to_json(obj: Any) -> str:
+    """Compact JSON text of a frame (orjson: several times faster than :mod:`json`)."""
+    return orjson.dumps(obj).decode()
+
+
+def valid_token(value: str | None) -> bool:
+    """Whether ``value`` looks like a player token the server issued."""
+    return bool(value) and _TOKEN.fullmatch(value or "") is not None
+
+
+def new_token() -> str:
+    """A fresh player token (the ``lockup_player`` cookie)."""
+    return secrets.token_urlsafe(24)
+
+
+def available_levels() -> list[str]:
+    """The bot levels a game may use: the registry's and ``random``."""
+    from ..bots import LEVELS
+
+    return list(dict.fromkeys([*LEVELS, *LEVELS_ALWAYS]))
+
+
+class OptionError(ValueError):
+    """A new game's options are not valid; ``str()`` says why in plain words."""
+
+
+def parse_options(data: Any, default_level: str) -> tuple[Rules, str]:
+    """The rules and bot level of ``POST /api/games``'s body; raises :class:`OptionError`."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise OptionError("the body must be a JSON object of options")
+    unknown = sorted(set(data) - set(OPTION_KEYS))
+    if unknown:
+        raise OptionError(
+            f"unknown option {unknown[0]!r}: the options are {', '.join(OPTION_KEYS)}"
+        )
+    level = data.get("level", default_level)
+    levels = available_levels()
+    if level not in levels:
+        raise OptionError(f"level must be one of {', '.join(levels)}, not {level!r}")
+    try:
+        rules = Rules(**{k: v for k, v in data.items() if k != "level"})
+    except (TypeError, ValueError) as e:
+        raise OptionError(str(e)) from None
+    return rules, level
+
+
+class Subscriber(Protocol):
+    """A connection that receives a seat's events (the WebSocket, in the app)."""
+
+    seat: int
+
+    def send(self, text: str) -> None:
+        """Queue a JSON text frame for the client; never blocks."""
+
+    def close(self, code: int) -> None:
+        """Close the connection (the client reconnects and says ``hello``)."""
+
+
+@dataclass
+class Seat:
+    """Who sits at a seat: a human (``player`` token) or a bot (``level``)."""
+
+    kind: str
+    player: str | None = None
+    level: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for the store."""
+        if self.kind == "human":
+            return {"kind": "human", "player": self.player}
+        return {"kind": "bot", "level": self.level}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        """A seat from the store's JSON."""
+        return cls(str(data["kind"]), data.get("player"), data.get("level"))
+
+
+class ProtocolError(Exception):
+    """A refused client message: becomes an ``error`` frame; nothing has changed."""
+
+    def __init__(
+        self, code: str, reason: str, rule: str | None = None, params: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.rule = rule
+        self.params = params or {}
+
+
+def error_frame(
+    code: str,
+    reason: str,
+    version: int | None,
+    rule: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> str:
+    """The JSON text of an ``error`` message."""
+    return to_json(
+        {
+            "type": "error",
+            "code": code,
+            "rule": rule,
+            "reason": reason,
+            "params": params or {},
+            "version": version,
+        }
+    )
+
+
+class GameSession:
+    """One game in memory: the engine state, the seats, versions and subscribers.
+
+    Every change happens under :attr:`lock`, is stored before it is published, and bumps
+    :attr:`version` by the number of events it makes.
+    """
+
+    def __init__(
+        self,
+        service: GameService,
+        game_id: str,
+        game: Game,
+        names: list[str],
+        seats: list[Seat],
+        version: int,
+        seq: int,
+    ) -> None:
+        self.service = service
+        self.id = game_id
+        self.game = game
+        self.names = names
+        self.seats = seats
+        self.version = version
+        """The number of events this game has made (the last event's version)."""
+        self.seq = seq
+        """The number of stored actions."""
+        self.stable_since = min(version, 1)
+        """The first version showing the current state: the events of one action (a card
+        and the trick and hand it ends) all show the state after it."""
+        self.lock = asyncio.Lock()
+        self.closed = False
+        """Set once evicted or broken: look the game up again."""
+        self.subscribers: set[Subscriber] = set()
+        self.buffers: dict[int, deque[tuple[int, str]]] = {
+            s: deque(maxlen=service.buffer_size) for s in self.human_seats()
+        }
+        self.last_active = time.monotonic()
+        self._driver: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ seats
+
+    def human_seats(self) -> list[int]:
+        """The seats humans play."""
+        return [s for s, seat in enumerate(self.seats) if seat.kind == "human"]
+
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat ``player`` plays in this game, or None."""
+        if player is None:
+            return None
+        for s, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.player == player:
+                return s
+        return None
+
+    @property
+    def busy(self) -> bool:
+        """Whether bots are thinking or a change is under way."""
+        return self.lock.locked() or (self._driver is not None and not self._driver.done())
+
+    # ------------------------------------------------------------------ frames
+
+    def state_frame(self, seat: int) -> str:
+        """The JSON text of a ``state`` snapshot for ``seat``."""
+        return to_json(
+            {
+                "type": "state",
+                "version": self.version,
+                "players": self.names,
+                "view": self.game.view(seat).to_dict(),
+            }
+        )
+
+    def join(self, sub: Subscriber, since: int) -> None:
+        """Subscribe ``sub`` and send it what it missed after version ``since``: the
+        buffered events, or one ``state`` if they are gone (or ``since`` is 0)."""
+        self.last_active = time.monotonic()
+        buf = self.buffers.get(sub.seat)
+        if buf is None:
+            raise ProtocolError("not-your-game", "You have no seat in this game.")
+        if 0 < since <= self.version and (
+            since == self.version or (buf and buf[0][0] <= since + 1)
+        ):
+            for v, text in buf:
+                if v > since:
+                    sub.send(text)
+        else:
+            sub.send(self.state_frame(sub.seat))
+        self.subscribers.add(sub)
+
+    def leave(self, sub: Subscriber) -> None:
+        """Unsubscribe ``sub``."""
+        self.subscribers.discard(sub)
+        self.last_active = time.monotonic()
+
+    def _publish(self, events: list[dict[str, Any]]) -> None:
+        """Send stored events to every human seat's subscribers, with that seat's view."""
+        for seat in self.buffers:
+            view = to_json(self.game.view(seat).to_dict())
+            buf = self.buffers[seat]
+            subs = [s for s in self.subscribers if s.seat == seat]
+            for i, ev in enumerate(events):
+                v = self.version + i + 1
+                text = f'{{"type":"event","version":{v},"event":{to_json(ev)},"view":{view}}}'
+                buf.append((v, text))
+                for sub in subs:
+                    sub.send(text)
+        self.stable_since = self.version + 1
+        self.version += len(events)
+
+    # ------------------------------------------------------------------ changes
+
+    async def _apply(
+        self,
+        kind: str,
+        seat: int,
+        card: Card = -1,
+        deal: list[list[Card]] | None = None,
+        before: tuple[WriteOp, ...] = (),
+    ) -> None:
+        """Make one action (engine-checked by the caller), store it, then publish it."""
+        g = self.game
+        tricks_before = len(g.tricks)
+        summaries_before = len(g.summaries)
+        was_over = g.is_over
+        if kind == "deal":
+            assert deal is not None
+            g.deal(deal)
+            tricks_before = 0
+            event: dict[str, Any] = {"kind": "deal", "hand": g.hand_number, "dealer": g.dealer}
+            row_seat = g.dealer
+            data = json.dumps([[card_str(c) for c in cs] for cs in deal])
+        else:
+            if kind == "play":
+                g.play(card, seat)
+            else:
+                g.discard(card, seat)
+            event = {"kind": kind, "seat": seat, "card": card_str(card)}
+            row_seat = seat
+            data = card_str(card)
+        events = [event]
+        for t in g.tricks[tricks_before:]:
+            events.append({"kind": "trick", "winner": t.winner, "clubs": t.clubs, "lock": t.lock})
+        if len(g.summaries) > summaries_before:
+            events.append({"kind": "hand", "summary": g.summaries[-1].to_dict()})
+        finish: tuple[WriteOp, ...] = ()
+        if g.is_over and not was_over:
+            assert g.winner is not None
+            events.append({"kind": "over", "winner": g.winner})
+            finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
+        row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events))
+        try:
+            await self.service.store.write(*before, *finish, actions=(self.id, [row]))
+        except StoreError:
+            self._break()
+            raise
+        self.seq += 1
+        self.last_active = time.monotonic()
+        self._publish(events)
+
+    def _break(self) -> None:
+        """The store refused a change the engine had made: drop this copy of the game.
+
+        Subscribers are disconnected; they reconnect and get the stored game back.
+        """
+        log.error("game %s: storing failed; reloading it from the database", self.id)
+        self.closed = True
+        self.service.forget(self)
+        for sub in list(self.subscribers):
+            sub.send(
+                error_frame("server-error", "The server could not save the game.", self.version)
+            )
+            sub.close(1011)
+        self.subscribers.clear()
+
+    async def _server_step(self) -> bool:
+        """Make a deal or a lockup discard if one is due (server rng); True if it did."""
+        g = self.game
+        rng = self.service.rng
+        if g.phase == DISCARD:
+            seat = g.pending[0]
+            cards = g.hand(seat)
+            await self._apply("discard", seat, cards[rng.randrange(len(cards))])
+            return True
+        if g.phase == DEAL:
+            deck = list(range(52))
+            rng.shuffle(deck)
+            await self._apply("deal", g.dealer, deal=[deck[13 * s : 13 * s + 13] for s in range(4)])
+            return True
+        return False
+
+    def kick(self) -> None:
+        """Start the driver (deals, discards, bots' turns) unless it is running."""
+        if self.closed:
+            return
+        if self._driver is None or self._driver.done():
+            self._driver = asyncio.create_task(self._drive(), name=f"lockup-game-{self.id}")
+
+    async def _drive(self) -> None:
+        """Play on until a human's turn or the game's end: deals, discards, bots' cards.
+
+        Each change takes one of the service's :attr:`GameService.slots` (bots think
+        without one), so however many games have bots to move, a human's card never
+        queues behind all of them.
+        """
+        slots = self.service.slots
+        try:
+            while True:
+                async with slots, self.lock:
+                    if self.closed or self.game.is_over:
+                        return
+                    if await self._server_step():
+                        continue
+                    g = self.game
+                    seat = g.turn
+                    who = self.seats[seat]
+                    if g.phase != PLAY or who.kind != "bot":
+                        return
+                    view = g.view(seat)
+                    version = self.version
+                level = who.level or "random"
+                card = await self.service.pool.choose(level, view)
+                async with slots, self.lock:
+                    if self.closed or self.version != version:
+                        continue
+                    if self.game.why_not(card, seat) is not None:  # pragma: no cover - pool checks
+                        log.error("game %s: bot %s chose an illegal card", self.id, level)
+                        continue
+                    await self._apply("play", seat, card)
+        except StoreError:
+            return
+        except Exception:  # pragma: no cover - a bug must not kill the server quietly
+            log.exception("game %s: the driver failed", self.id)
+
+    # ------------------------------------------------------------------ client requests
+
+    def _check_version(self, version: Any) -> None:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ProtocolError("bad-message", '"version" must be the version the page shows.')
+        if not self.stable_since <= version <= self.version:
+            raise ProtocolError(
+                "stale",
+                f"The page shows version {version} but the game is at version {self.version}: "
+                "send hello to catch up.",
+                params={"version": version, "current": self.version},
+            )
+
+    async def play(self, seat: int, card_text: Any, version: Any) -> None:
+        """A human's card: checked by the engine, stored, then acknowledged by its event.
+
+        Raises :class:`ProtocolError` (nothing changed) for a stale version, something that
+        is not a card, or a card the rules refuse (the engine's code, rule and reason).
+        """
+        async with self.lock:
+            if self.closed:
+                raise ProtocolError("no-game", "The game was reloaded: send hello again.")
+            self._check_version(version)
+            if not isinstance(card_text, str):
+                raise ProtocolError("bad-message", '"card" must be a card code such as "QD".')
+            try:
+                card = parse_card(card_text)
+            except ValueError:
+                raise ProtocolError(
+                    "bad-message",
+                    f"{card_text[:20]!r} is not a card.",
+                    params={"card": card_text[:20]},
+                ) from None
+            refusal = self.game.why_not(card, seat)
+            if refusal is not None:
+                raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
+            try:
+                await self._apply("play", seat, card)
+            except StoreError:
+                raise ProtocolError(
+                    "server-error", "The server could not save the card: it was not played."
+                ) from None
+        self.kick()
+
+    async def hint(self, seat: int, version: Any) -> dict[str, Any]:
+        """The expert's value of each legal card for ``seat`` (a ``hint`` message)."""
+        async with self.lock:
+            self._check_version(version)
+            g = self.game
+            hand = g.hand(seat)
+            refusal = g.why_not(hand[0] if hand else 0, seat)
+            if refusal is not None and refusal.code not in (
+                "must-follow",
+                "lead-club",
+                "picture-rank",
+            ):
+                raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
+            view = g.view(seat)
+        if not hint_available():
+            raise ProtocolError("hint-unavailable", "Hints are not available on this server.")
+        values = await self.service.pool.hint(view, self.service.hint_time)
+        return {"type": "hint", "version": version, **values}
+
+
+class GameService:
+    """Finds, creates, loads and evicts :class:`GameSession` objects.
+
+    ``idle_s``: a game nobody watches leaves memory after this many idle seconds (it stays
+    stored). ``buffer_size``: events kept per seat for reconnecting pages. ``bot_slots``: how
+    many games may move (deal, discard, a bot's card) at once.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        pool: BotPool,
+        *,
+        default_level: str = "normal",
+        hint_time: float | None = None,
+        idle_s: float = 120.0,
+        buffer_size: int = 200,
+        bot_slots: int = 4,
+    ) -> None:
+        self.store = store
+        self.pool = pool
+        self.default_level = default_level
+        self.hint_time = hint_time
+        self.idle_s = idle_s
+        self.buffer_size = buffer_size
+        self.rng = random.SystemRandom()
+        self.slots = asyncio.Semaphore(bot_slots)
+        """How many games may make a server or bot move at once (humans need none)."""
+        self.sessions: dict[str, GameSession] = {}
+        self._loading: dict[str, asyncio.Future[GameSession | None]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    async def start(self) -> None:
+        """Start evicting idle games."""
+        self._sweeper = asyncio.create_task(self._sweep(), name="lockup-sweeper")
+
+    async def close(self) -> None:
+        """Stop the sweeper and every game's driver."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for s in list(self.sessions.values()):
+            s.closed = True
+            if s._driver is not None:
+                s._driver.cancel()
+
+    def forget(self, session: GameSession) -> None:
+        """Drop a session from memory (it stays in the store)."""
+        if self.sessions.get(session.id) is session:
+            del self.sessions[session.id]
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, min(10.0, self.idle_s / 4)))
+            self.evict_idle()
+
+    def evict_idle(self) -> int:
+        """Evict games nobody watches that have been idle long enough; how many."""
+        now = time.monotonic()
+        n = 0
+        for s in list(self.sessions.values()):
+            limit = min(5.0, self.idle_s) if s.game.is_over else self.idle_s
+            if not s.subscribers and not s.busy and now - s.last_active > limit:
+                s.closed = True
+                self.forget(s)
+                n += 1
+        return n
+
+    # ------------------------------------------------------------------ lookup
+
+    async def get(self, game_id: str) -> GameSession | None:
+        """The game ``game_id``, loaded from the store if it is not in memory; None if
+        there is no such game (or its record does not replay)."""
+        s = self.sessions.get(game_id)
+        if s is not None:
+            return s
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await pending
+        fut: asyncio.Future[GameSession | None] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = fut
+        try:
+            s = await self._load(game_id)
+            if s is not None:
+                self.sessions[game_id] = s
+                s.kick()
+            fut.set_result(s)
+            return s
+        except BaseException as e:
+            fut.set_exception(e)
+            fut.exception()  # mark retrieved
+            raise
+        finally:
+            del self._loading[game_id]
+
+    async def _load(self, game_id: str) -> GameSession | None:
+        if not isinstance(game_id, str) or not 1 <= len(game_id) <= 32:
+            return None
+        found = await self.store.load(game_id)
+        if found is None:
+            return None
+        header, actions = found
+        try:
+            game = from_record(record_of(header, actions))
+        except Exception as e:
+            log.error("game %s: the stored record does not replay: %s", game_id, e)
+            return None
+        seats = [Seat.from_dict(d) for d in header.seats]
+        version = actions[-1].version if actions else 0
+        s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
+        s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
+        return s
+
+    async def current(self, player: str) -> GameSession:
+        """The game ``player`` plays now; a new one (default options) if none.
+
+        Two requests at once (the page's ``/api/game`` and its ``hello``) find one game.
+        """
+        lock = self._player_locks.get(player)
+        if lock is None:
+            lock = self._player_locks[player] = asyncio.Lock()
+        async with lock:
+            game_id = await self.store.player_game(player)
+            if game_id is not None:
+                s = await self.get(game_id)
+                if s is not None and s.seat_of(player) is not None:
+                    return s
+            return await self.new_game(player, Rules(), self.default_level)
+
+    async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:
+        """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
+        hand is dealt (server rng) and everything is stored before this returns."""
+        game_id = secrets.token_urlsafe(9)
+        game = Game(rules, dealer=self.rng.randrange(4))
+        seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
+        names = list(DEFAULT_PLAYERS)
+        s = GameSession(self, game_id, game, names, seats, 0, 0)
+        header = GameRow(game_id, rules.to_dict(), names, [x.to_dict() for x in seats], None)
+        create = Store.op_create_game(header, [], [player])
+        deck = list(range(52))
+        self.rng.shuffle(deck)
+        async with s.lock:
+            await s._apply(
+                "deal",
+                game.dealer,
+                deal=[deck[13 * i : 13 * i + 13] for i in range(4)],
+                before=(create,),
+            )
+        self.sessions[game_id] = s
+        s.kick()
+        return s

@@ -1,0 +1,202 @@
+"""The server's parts on their own: the store (a real SQLite file), options, the bot pool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lockup.cards import card_str
+from lockup.engine import Game, Rules
+from lockup.record import from_record
+from lockup.server import pool as pool_mod
+from lockup.server.pool import BotPool, choose_card, hint_values
+from lockup.server.session import OptionError, parse_options
+from lockup.server.store import ActionRow, GameRow, Store, StoreError, check_url, record_of
+
+
+def _game_row(game_id: str, rules: Rules | None = None) -> GameRow:
+    return GameRow(
+        game_id, (rules or Rules()).to_dict(), ["A", "B", "C", "D"], [{"kind": "bot"}] * 4, None
+    )
+
+
+def test_store_group_commit_and_a_bad_write_fails_alone(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'g.sqlite'}"
+
+    async def go() -> None:
+        store = Store(url)
+        await store.start()
+        try:
+            await asyncio.gather(
+                *(
+                    store.write(Store.op_create_game(_game_row(f"g{i}"), [], [f"player{i:012d}"]))
+                    for i in range(20)
+                )
+            )
+            commits = store.commits
+
+            async def play(i: int, n: int) -> None:
+                for k in range(n):
+                    await store.write(actions=(f"g{i}", [ActionRow(k, "play", k % 4, "QD", k + 1)]))
+
+            await asyncio.gather(*(play(i, 10) for i in range(20)))
+            assert store.commits - commits < 200  # 200 writes, grouped
+            # A duplicate action (seq 0 again) fails, and only that write.
+            results = await asyncio.gather(
+                store.write(actions=("g0", [ActionRow(0, "play", 0, "2C", 99)])),
+                store.write(actions=("g1", [ActionRow(10, "play", 0, "2C", 11)])),
+                return_exceptions=True,
+            )
+            assert isinstance(results[0], StoreError) and results[1] is None
+            found = await store.load("g1")
+            assert found is not None
+            header, rows = found
+            assert [r.seq for r in rows] == list(range(11))
+            assert rows[-1] == ActionRow(10, "play", 0, "2C", 11)
+            found0 = await store.load("g0")
+            assert found0 is not None and len(found0[1]) == 10
+            assert await store.player_game("player000000000003") == "g3"
+            assert await store.player_game("nobody") is None
+            assert await store.load("nosuchgame") is None
+        finally:
+            await store.close()
+
+    asyncio.run(go())
+
+
+def test_record_of_stored_rows_replays(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    game = Game.new(rng, Rules(target=10))
+    while not game.is_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)
+        elif game.phase == "deal":
+            game.deal(rng=rng)
+        else:
+            game.play(rng.choice(game.legal_cards()))
+    assert game.log is not None
+    rows = []
+    for hand in game.log:
+        rows.append(
+            ActionRow(
+                len(rows),
+                "deal",
+                hand.dealer,
+                json.dumps([[card_str(c) for c in cs] for cs in hand.deal]),
+                0,
+            )
+        )
+        for kind, seat, card in hand.events:
+            rows.append(ActionRow(len(rows), kind, seat, card_str(card), 0))
+    again = from_record(record_of(_game_row("g", game.rules), rows))
+    assert again.totals == game.totals and again.winner == game.winner
+    assert again.view(0).to_dict() == game.view(0).to_dict()
+
+
+def test_bad_database_urls_are_refused_plainly(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not an SQLAlchemy database URL"):
+        check_url("not a url")
+    with pytest.raises(StoreError, match="cannot"):
+        Store(f"sqlite:///{tmp_path / 'missing-dir' / 'x.sqlite'}").open()
+    with pytest.raises(StoreError):
+        Store("nosuchdb://host/db").open()
+
+
+def test_new_game_options() -> None:
+    assert parse_options({}, "random") == (Rules(), "random")
+    rules, level = parse_options(
+        {
+            "target": 35,
+            "picture_exception": "any-club",
+            "lock_discards": "upfront",
+            "level": "easy",
+        },
+        "random",
+    )
+    assert rules == Rules("any-club", "upfront", 35) and level == "easy"
+    for bad in (
+        {"target": 12},
+        {"target": True},
+        {"target": 20.0},
+        {"level": "hard"},
+        {"speed": 3},
+        [],
+        "x",
+    ):
+        with pytest.raises(OptionError):
+            parse_options(bad, "random")
+
+
+def _view() -> Any:
+    game = Game.new(random.Random(3), Rules())
+    return game.view(game.turn)
+
+
+def test_bot_pool_threads_processes_and_a_failing_bot() -> None:
+    view = _view()
+
+    async def go() -> None:
+        pool = BotPool(processes=1)
+        try:
+            cards = await asyncio.gather(*(pool.choose("random", view) for _ in range(10)))
+            assert all((view.legal_mask >> c) & 1 for c in cards)
+            # The process pool: a real worker process answers.
+            card = await pool._submit(pool._process_pool(), choose_card, "random", view)
+            assert (view.legal_mask >> card) & 1
+            # A level that fails (in a worker process) is replaced by a random legal card.
+            card = await pool.choose("no-such-level", view)
+            assert (view.legal_mask >> card) & 1
+        finally:
+            pool.close()
+
+    asyncio.run(go())
+
+
+def test_hint_values_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = _view()
+    legal = view.legal_cards
+    import lockup.bots as bots
+
+    monkeypatch.setattr(
+        bots,
+        "hint",
+        lambda v, time_limit=None: {c: 0.5 + i for i, c in enumerate(legal)},
+        raising=False,
+    )
+    out = hint_values(view, None)
+    assert out["unit"] == "tricks"
+    assert [d["card"] for d in out["values"]] == [card_str(c) for c in reversed(legal)]
+    assert out["best"] == card_str(legal[-1])
+    assert pool_mod.hint_available()
+
+
+def test_idle_games_leave_memory_and_load_back_the_same(tmp_path: Path) -> None:
+    from lockup.server.session import GameService
+
+    async def go() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'g.sqlite'}")
+        await store.start()
+        pool = BotPool(processes=1)
+        service = GameService(store, pool, default_level="random", idle_s=0.0)
+        try:
+            s = await service.current("player-token-000000001")
+            while s.busy:  # the bots play up to South's turn
+                await asyncio.sleep(0.01)
+            view, version = s.game.view(0).to_dict(), s.version
+            assert service.evict_idle() == 1 and s.closed
+            assert service.sessions == {}
+            again = await service.current("player-token-000000001")
+            assert again is not s and again.id == s.id
+            assert again.version == version and again.game.view(0).to_dict() == view
+            assert await service.get("no-such-game") is None
+        finally:
+            await service.close()
+            pool.close()
+            await store.close()
+
+    asyncio.run(go())
