@@ -6,20 +6,34 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import Bot
+from .easy import EasyBot
+from .expert import ExpertBot
+from .normal import NormalBot
 from .random_bot import RandomBot
 
 BotFactory = Callable[..., Bot]
 
 LEVELS: dict[str, BotFactory] = {
     "random": RandomBot,
+    "easy": EasyBot,
+    "normal": NormalBot,
+    "expert": ExpertBot,
 }
 """The built-in levels, weakest first."""
 
 
 def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Bot:
-    """A new bot of level ``name``; ``seed`` makes it deterministic (with an iteration budget)."""
+    """A new bot of level ``name``; ``seed`` makes it deterministic (with an iteration budget).
+
+    ``options`` go to the level: ``expert`` takes ``iterations``, ``time_limit``, ``wgame``
+    and ``eps``; ``normal`` takes ``risk``; ``easy`` takes ``noise``. An unknown level or
+    option raises :class:`ValueError`.
+    """
     try:
         factory = LEVELS[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(LEVELS)}") from None
-    return factory(seed=seed, **options)
+    try:
+        return factory(seed=seed, **options)
+    except TypeError as e:
+        raise ValueError(f"bad option for bot {name!r}: {e}") from None

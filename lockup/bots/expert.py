@@ -1,0 +1,176 @@
+"""The ``expert`` level and the coach's :func:`hint`: a search over the deals a seat can't see.
+
+The expert runs information-set Monte Carlo by determinized sampling (PIMC, see
+:mod:`lockup.bots.kernel`). It deals the cards it has not seen to the other seats, in
+ways that agree with everything its view shows (cards played, cards lost, hand sizes,
+voids shown), weighted by how well each deal explains the other seats' plays so far.
+In every sampled deal it plays each legal card and rolls the hand out, every seat
+playing by the ``normal`` level's rules; it plays the card of highest mean value. The
+value is the tricks it ends the hand with plus ``wgame`` times a game term: winning the
+game when the hand can end it (R15, a sole leader at or over the target), otherwise a
+smooth estimate from the gap to the best other total.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..cards import Card
+from ..engine import Game, SeatView
+from .base import Bot
+from .kernel import SearchResult, check_policy, search
+
+DEFAULT_ITERATIONS = 2000
+"""Sampled deals a move by default (more hardly helps), ..."""
+DEFAULT_TIME_LIMIT = 0.15
+"""... or this many seconds, whichever ends first: an arena of 2,000 hands against three
+``normal`` bots then takes well under half an hour on two cores. The browser game can
+give the expert up to a second (``time_limit=0.9``)."""
+
+HINT_TIME_LIMIT = 0.5
+"""Seconds :func:`hint` searches by default."""
+
+DEFAULT_LAM = 0.03
+"""How much less likely a deal becomes for each past play it fails to explain."""
+
+
+def _check_budget(iterations: int | None, time_limit: float | None) -> None:
+    if iterations is not None and (
+        isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+    ):
+        raise ValueError(f"iterations must be a whole number of at least 1, not {iterations!r}")
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not 0 < time_limit <= 60
+    ):
+        raise ValueError(f"time_limit must be a number of seconds in (0, 60], not {time_limit!r}")
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be a whole number of at least {low}, not {value!r}")
+    return value
+
+
+def _check_float(name: str, value: object, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ValueError(f"{name} must be a number from {low} to {high}, not {value!r}")
+    return float(value)
+
+
+class ExpertBot(Bot):
+    """Searches each move (see the module's description).
+
+    Budget: ``iterations`` sampled deals a move, or ``time_limit`` seconds a move, or
+    whichever ends first when both are given; by default :data:`DEFAULT_ITERATIONS` and
+    :data:`DEFAULT_TIME_LIMIT`. With ``iterations`` alone and a ``seed`` it is
+    deterministic. Tuning: ``wgame`` weighs the game term against tricks (0: tricks
+    only); ``lam`` (0 < lam <= 1) how strongly deals that fail to explain past plays are
+    discounted (1: not at all); ``mc_restart``, ``mc_burn``, ``mc_steps`` drive the
+    sampling chain; ``eps`` makes the rollouts play a random card once in ``eps``
+    decisions (0: never); ``jit`` forces the compiled (True) or plain Python (False)
+    kernel. Further options (``risk``, ``clean_last``, ``void_lead``, ``duck``,
+    ``duckme``) set the rollout policy (:data:`lockup.bots.kernel.DEFAULT_POLICY`).
+    """
+
+    name = "expert"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        wgame: float = 3.0,
+        lam: float = DEFAULT_LAM,
+        mc_restart: int = 50,
+        mc_burn: int = 30,
+        mc_steps: int = 4,
+        eps: int = 0,
+        jit: bool | None = None,
+        **policy: int,
+    ) -> None:
+        _check_budget(iterations, time_limit)
+        if iterations is None and time_limit is None:
+            iterations, time_limit = DEFAULT_ITERATIONS, DEFAULT_TIME_LIMIT
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.wgame = _check_float("wgame", wgame, 0.0, 100.0)
+        self.lam = _check_float("lam", lam, 1e-9, 1.0)
+        self.mcmc = (
+            _check_int("mc_restart", mc_restart, 1),
+            _check_int("mc_burn", mc_burn, 0),
+            _check_int("mc_steps", mc_steps, 0),
+        )
+        self.eps = _check_int("eps", eps, 0)
+        self.jit = jit
+        self.policy = check_policy(policy)
+        self.rng = random.Random(seed)
+        self.last: SearchResult | None = None
+        """The search behind the last move (None for a forced card)."""
+
+    def choose(self, view: SeatView) -> Card:
+        """The legal card of highest searched value."""
+        legal = view.legal_mask
+        if legal & (legal - 1) == 0:
+            self.last = None
+            return (legal & -legal).bit_length() - 1
+        result = search(
+            view,
+            iterations=self.iterations,
+            time_limit=self.time_limit,
+            seed=self.rng.getrandbits(32),
+            wgame=self.wgame,
+            eps=self.eps,
+            jit=self.jit,
+            min_iterations=8,
+            policy=self.policy,
+            lam=self.lam,
+            mcmc=self.mcmc,
+        )
+        self.last = result
+        return result.best()
+
+
+def hint(
+    view: SeatView,
+    *,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    seed: int | None = None,
+) -> dict[Card, float]:
+    """The expert's value of every legal card of ``view``, in tricks.
+
+    For each legal card: the mean number of tricks the seat ends the current hand with
+    (those already won included) if it plays that card, over the deals it cannot tell
+    apart, everyone playing on by the ``normal`` rules. The expert's search, with the
+    game term left out. Budget as :class:`ExpertBot`; by default
+    :data:`HINT_TIME_LIMIT` seconds. With ``iterations`` (alone) and a ``seed`` the
+    answer is deterministic. Raises :class:`ValueError` when no card is due from the
+    view's seat.
+    """
+    _check_budget(iterations, time_limit)
+    if view.turn != view.seat or view.legal_mask == 0:
+        raise ValueError(f"no card is due from seat {view.seat} now: nothing to hint")
+    if iterations is None and time_limit is None:
+        time_limit = HINT_TIME_LIMIT
+    rng = random.Random(seed)
+    result = search(
+        view,
+        iterations=iterations,
+        time_limit=time_limit,
+        seed=rng.getrandbits(32),
+        wgame=0.0,
+        min_iterations=8,
+        lam=DEFAULT_LAM,
+    )
+    return {c: round(t, 4) for c, t in zip(result.cards, result.tricks, strict=True)}
+
+
+def warm_up() -> None:
+    """Load the search kernel now (compiling it, the first time on a machine), so that the
+    first real move does not pay for it: about a second from numba's cache, 10-20 s cold.
+    A server calls this at start-up."""
+    game = Game.new(random.Random(0), record=False)
+    search(game.view(game.turn), iterations=2, seed=1, lam=DEFAULT_LAM, wgame=1.0)

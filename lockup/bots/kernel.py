@@ -1,0 +1,509 @@
+"""The expert's search, from a :class:`~lockup.engine.SeatView` to a value per legal card.
+
+:func:`search` runs information-set Monte Carlo by determinized sampling (PIMC): it deals
+the cards the seat has not seen to the other seats among the deals that agree with
+everything the seat knows (cards played, lost cards, hand sizes, voids shown), uniformly
+or weighted by how well each deal explains the other seats' plays (:func:`history`),
+plays each legal card in every sampled deal and rolls the hand out with the ``normal``
+level's rules for all four seats.
+
+The work is done by :mod:`lockup.bots._kernel`, compiled by numba when it is installed
+(``cache=True``: the first run on a machine compiles for 10-20 s, later processes load
+the cache in about a second) and run as plain Python otherwise, or when the environment
+variable ``LOCKUP_NO_JIT=1`` is set. Both give identical results for the same seed and
+iteration count; numba is only faster (about 100 times).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ..cards import SUIT_MASKS, Card, cards_of
+from ..engine import SeatView
+from . import _kernel as _plain
+
+_jit_module: ModuleType | None = None
+_jit_failed = False
+
+
+def _load_jit() -> ModuleType | None:
+    """The numba-compiled copy of the kernel, or None where numba is missing or broken."""
+    global _jit_module, _jit_failed
+    if _jit_module is not None or _jit_failed:
+        return _jit_module
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        _jit_failed = True
+        return None
+    name = __name__.rsplit(".", 1)[0] + "._kernel_jit"
+    spec = importlib.util.spec_from_file_location(name, _plain.__file__)
+    if spec is None or spec.loader is None:  # pragma: no cover - the file is ours
+        _jit_failed = True
+        return None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except Exception:  # pragma: no cover - a broken numba install: fall back
+        sys.modules.pop(name, None)
+        _jit_failed = True
+        return None
+    _jit_module = mod
+    return mod
+
+
+def kernel(jit: bool | None = None) -> ModuleType:
+    """The kernel module: compiled if ``jit`` (or by default where numba is available)."""
+    if jit is False or (jit is None and os.environ.get("LOCKUP_NO_JIT") == "1"):
+        return _plain
+    mod = _load_jit()
+    if mod is None:
+        if jit:
+            raise RuntimeError("numba is not available: install it or use jit=False")
+        return _plain
+    return mod
+
+
+def jit_available() -> bool:
+    """Whether the compiled kernel can be used."""
+    return _load_jit() is not None
+
+
+def to_array(km: ModuleType, values: list[Any], dtype: str = "int64") -> Any:
+    """``values`` as the kernel ``km`` wants them: a list (plain) or a numpy array (numba)."""
+    if km is _plain:
+        return list(values)
+    import numpy as np
+
+    return np.array(values, dtype=dtype)
+
+
+_BINOM: list[float] = []
+for _n in range(15):
+    for _k in range(15):
+        _v = 1
+        for _i in range(_k):
+            _v = _v * (_n - _i) // (_i + 1)
+        _BINOM.append(float(_v) if _k <= _n else 0.0)
+del _n, _k, _v, _i
+
+
+def _deal_counts(caps: Sequence[int], voids: Sequence[int], suit_n: Sequence[int]) -> list[float]:
+    """``dp[(su*14 + a)*14 + b]``: weighted deals of suits ``su..3`` (see ``sample_hidden``)."""
+    dp = [0.0] * (5 * 14 * 14)
+    dp[(4 * 14 + 0) * 14 + 0] = 1.0
+    rest = 0
+    for su in range(3, -1, -1):
+        n = suit_n[su]
+        rest += n
+        for a in range(min(caps[0], rest) + 1):
+            for b in range(min(caps[1], rest - a) + 1):
+                c = rest - a - b
+                if c > caps[2]:
+                    continue
+                total = 0.0
+                for x0 in range(min(n, a) + 1):
+                    if x0 and (voids[0] >> su) & 1:
+                        break
+                    for x1 in range(min(n - x0, b) + 1):
+                        if x1 and (voids[1] >> su) & 1:
+                            break
+                        x2 = n - x0 - x1
+                        if x2 and (voids[2] >> su) & 1:
+                            continue
+                        f = dp[((su + 1) * 14 + a - x0) * 14 + b - x1]
+                        if f == 0.0:
+                            continue
+                        total += _BINOM[15 * n + x0] * _BINOM[15 * (n - x0) + x1] * f
+                dp[(su * 14 + a) * 14 + b] = total
+    return dp
+
+
+DEFAULT_POLICY = {"risk": 600, "clean_last": 1, "void_lead": 0, "duck": 1, "duckme": 1}
+"""The settings of the rule-based policy (:func:`lockup.bots._kernel.policy`): ``risk`` in
+thousandths, ``clean_last`` and ``void_lead`` 0 or 1, ``duck`` the clubs in a trick that
+make a seat duck, ``duckme`` the same for the searching seat in the expert's rollouts."""
+
+
+def check_policy(options: dict[str, Any]) -> dict[str, int]:
+    """Validated policy settings (see :data:`DEFAULT_POLICY`); raises :class:`ValueError`."""
+    out = dict(DEFAULT_POLICY)
+    for k, v in options.items():
+        if k not in DEFAULT_POLICY:
+            raise ValueError(f"unknown policy option {k!r}")
+        if isinstance(v, bool):
+            v = int(v)
+        if not isinstance(v, int):
+            raise ValueError(f"{k} must be a whole number, not {v!r}")
+        lo, hi = (
+            (0, 1000) if k == "risk" else (0, 1) if k in ("clean_last", "void_lead") else (1, 13)
+        )
+        if not lo <= v <= hi:
+            raise ValueError(f"{k} must be from {lo} to {hi}, not {v!r}")
+        out[k] = v
+    return out
+
+
+def view_state(
+    view: SeatView, km: ModuleType, policy: dict[str, int], *, seed: int = 1, eps: int = 0
+) -> list[int]:
+    """The kernel state of ``view``'s position: the seat's own hand, the others' empty."""
+    st = [0] * km.STATE_SIZE
+    _set_params(st, view, km, policy)
+    me = view.seat
+    st[km.I_HAND + me] = view.hand_mask
+    for i in range(4):
+        st[km.I_LOCK + i] = view.locks[i]
+        st[km.I_PTS + i] = view.points[i]
+    st[km.I_TN] = view.trick_number
+    st[km.I_NOM] = view.leader
+    st[km.I_LEADER] = view.leader
+    st[km.I_TURN] = me
+    st[km.I_NPL] = sum(1 for x in view.locks if x == 0)
+    _set_trick(st, km, view.trick)
+    st[km.I_PLAYED] = view.played_mask
+    voids = 0
+    for i in range(4):
+        voids |= (view.voids[i] & 15) << (4 * i)
+    st[km.I_VOIDS] = voids
+    st[km.I_EPS] = eps
+    st[km.I_RNG] = (seed & 0xFFFFFFFF) or 0x9E3779B9
+    return st
+
+
+def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str, int]) -> None:
+    st[km.I_ANY] = int(view.rules.picture_exception == "any-club")
+    st[km.I_UPF] = int(view.rules.lock_discards == "upfront")
+    st[km.I_DUCK] = policy["duck"]
+    st[km.I_DUCKME] = policy["duckme"]
+    st[km.I_ME] = view.seat
+    st[km.I_RISK] = policy["risk"]
+    st[km.I_CLEANLAST] = policy["clean_last"]
+    st[km.I_VOIDLEAD] = policy["void_lead"]
+    for i in range(4):
+        st[km.I_TOT + i] = view.totals[i]
+    st[km.I_TARGET] = view.rules.target
+    lost = 0
+    for m in view.lost_masks:
+        lost |= m
+    st[km.I_LOST] = lost
+
+
+def _set_trick(st: list[int], km: ModuleType, trick: list[tuple[int, Card]]) -> None:
+    """The current trick's fields: led suit, best card and seat, clubs, picture clubs."""
+    led = best = bseat = -1
+    clubs = pic = 0
+    for seat, c in trick:
+        if led < 0:
+            led = c // 13
+        if c // 13 == led and c > best:
+            best, bseat = c, seat
+        if c < 13:
+            clubs += 1
+        if 9 <= c % 13 <= 11:
+            pic |= 1 << (c % 13)
+    st[km.I_NTR] = len(trick)
+    st[km.I_LED] = led
+    st[km.I_BEST] = best
+    st[km.I_BSEAT] = bseat
+    st[km.I_CLUBS] = clubs
+    st[km.I_PIC] = pic
+
+
+def history(
+    view: SeatView, km: ModuleType, policy: dict[str, int]
+) -> tuple[list[list[int]], list[int], list[int]]:
+    """The other seats' plays this hand, for :func:`lockup.bots._kernel.likelihood`.
+
+    For each: the public state before it (hands empty), the cards its seat held then
+    beyond its hand now, and the card played. The cards held then are those it played
+    since and, if a lockup discard took a card from it later, all its lost cards (the view
+    does not say in which order they left).
+    """
+    me = view.seat
+    upfront = view.rules.lock_discards == "upfront"
+    base = [0] * km.STATE_SIZE
+    _set_params(base, view, km, policy)
+    losses: list[list[int]] = [[], [], [], []]
+    spans: list[tuple[int, int, int]] = []  # (seat, first trick sat out, last)
+    for tr in view.tricks:
+        if tr.winner is not None and tr.lock:
+            spans.append((tr.winner, tr.number + 1, tr.number + tr.lock))
+            for k in range(tr.lock):
+                losses[tr.winner].append(tr.number + 1 if upfront else tr.number + 1 + k)
+    tricks = [(tr.number, list(tr.plays), tr.winner) for tr in view.tricks if tr.plays]
+    tricks.append((view.trick_number, view.trick, None))
+    rows: list[list[int]] = []
+    who: list[tuple[int, int]] = []
+    cards: list[int] = []
+    points = [0, 0, 0, 0]
+    played = 0
+    voids = 0
+    for number, plays, winner in tricks:
+        locks = [0, 0, 0, 0]
+        for seat, first, last in spans:
+            if first <= number <= last:
+                locks[seat] = last - number + 1
+        trick: list[tuple[int, Card]] = []
+        for seat, c in plays:
+            if seat != me:
+                row = list(base)
+                for i in range(4):
+                    row[km.I_LOCK + i] = locks[i]
+                    row[km.I_PTS + i] = points[i]
+                row[km.I_TN] = number
+                row[km.I_TURN] = seat
+                row[km.I_NPL] = sum(1 for x in locks if x == 0)
+                _set_trick(row, km, trick)
+                row[km.I_PLAYED] = played
+                row[km.I_VOIDS] = voids
+                lost = 0
+                for i in range(4):
+                    if any(x <= number for x in losses[i]):
+                        lost |= view.lost_masks[i]
+                row[km.I_LOST] = lost
+                rows.append(row)
+                who.append((seat, number))
+                cards.append(c)
+            # Voids shown, as the engine records them (R5, R6, R7).
+            if not trick:
+                if c < 13:
+                    voids |= 14 << (4 * seat)
+            else:
+                led = trick[0][1] // 13
+                if c // 13 != led:
+                    pics = [x % 13 for _, x in trick if 9 <= x % 13 <= 11]
+                    excused = (
+                        c < 13
+                        and pics
+                        and (view.rules.picture_exception == "any-club" or c % 13 in pics)
+                    )
+                    if not excused:
+                        voids |= 1 << (4 * seat + led)
+            trick.append((seat, c))
+            played |= 1 << c
+        if winner is not None:
+            points[winner] += 1
+    adds = []
+    for d, (seat, number) in enumerate(who):
+        held = 0
+        for e in range(d, len(who)):
+            if who[e][0] == seat:
+                held |= 1 << cards[e]
+        if any(x > number for x in losses[seat]):
+            held |= view.lost_masks[seat]
+        adds.append(held)
+    return rows, adds, cards
+
+
+@dataclass
+class SearchResult:
+    """What :func:`search` found: per candidate card, its mean value and mean tricks."""
+
+    cards: list[Card]
+    value: list[float]
+    """Mean utility: tricks this hand plus the game term (see :func:`search`)."""
+    tricks: list[float]
+    """Mean tricks the seat ends this hand with, had it played that card."""
+    iterations: int
+    """Deals sampled."""
+    hands: int
+    """Hands simulated (rollouts): iterations times candidate cards."""
+    seconds: float
+
+    def best(self) -> Card:
+        """The card of highest value (the lowest card number on ties)."""
+        i = max(range(len(self.cards)), key=lambda k: (self.value[k], -self.cards[k]))
+        return self.cards[i]
+
+
+class Position:
+    """A seat's view turned into the kernel's arrays, ready for :meth:`run`.
+
+    The arguments are those of :func:`search`. Raises :class:`ValueError` when no card is
+    due from the view's seat.
+    """
+
+    def __init__(
+        self,
+        view: SeatView,
+        *,
+        seed: int,
+        wgame: float = 0.0,
+        eps: int = 0,
+        jit: bool | None = None,
+        policy: dict[str, int] | None = None,
+        lam: float = 1.0,
+        mcmc: tuple[int, int, int] = (50, 30, 4),
+    ) -> None:
+        if view.turn != view.seat or view.legal_mask == 0:
+            raise ValueError(f"no card is due from seat {view.seat} now")
+        km = kernel(jit)
+        self.km = km
+        self.view = view
+        me = view.seat
+        self.me = me
+        pol = check_policy(policy or {})
+        st = view_state(view, km, pol, seed=seed, eps=eps)
+        st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
+        self.base = to_array(km, st)
+        self.lam = float(lam)
+        rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
+        self.n_hist = len(rows)
+        if not rows:
+            rows, adds, played = [[0] * km.STATE_SIZE], [0], [0]
+        if km is _plain:
+            self.hist: Any = rows
+        else:
+            import numpy as np
+
+            self.hist = np.array(rows, dtype=np.int64)
+        self.hist_add = to_array(km, adds)
+        self.hist_card = to_array(km, played)
+
+        others = [s for s in range(4) if s != me]
+        caps = tuple(view.hand_sizes[s] for s in others)
+        voids: tuple[int, ...] = tuple(view.voids[s] & 0xF for s in others)
+        unseen = view.unseen_mask
+        suit_cards = [0] * 52
+        suit_n = [0] * 4
+        for su in range(4):
+            cs = cards_of(unseen & SUIT_MASKS[su])
+            suit_n[su] = len(cs)
+            suit_cards[13 * su : 13 * su + len(cs)] = cs
+        dp = _deal_counts(caps, voids, suit_n)
+        if dp[(0 * 14 + caps[0]) * 14 + caps[1]] == 0.0:  # pragma: no cover - defensive
+            voids = (0, 0, 0)
+            dp = _deal_counts(caps, voids, suit_n)
+        self.seats = to_array(km, others)
+        self.caps = to_array(km, list(caps))
+        self.voids = to_array(km, list(voids))
+        self.suit_cards = to_array(km, suit_cards)
+        self.suit_n = to_array(km, suit_n)
+        self.dp = to_array(km, dp, "float64")
+        self.binom = to_array(km, _BINOM, "float64")
+        self.totals = to_array(km, list(view.totals))
+        self.target = view.rules.target
+        self.wgame = float(wgame)
+        self.cards = cards_of(view.legal_mask)
+        self.cards_arr = to_array(km, self.cards)
+        n = len(self.cards)
+        self.value_sum = to_array(km, [0.0] * n, "float64")
+        self.tricks_sum = to_array(km, [0.0] * n, "float64")
+        self.weight_sum = to_array(km, [0.0, 1.0], "float64")
+        if km is _plain:
+            self.work: Any = [[0] * km.STATE_SIZE for _ in range(4)]
+        else:
+            import numpy as np
+
+            self.work = np.zeros((4, km.STATE_SIZE), dtype=np.int64)
+        self.iterations = 0
+        self.hands = 0
+
+    def run(self, iterations: int) -> None:
+        """Sample ``iterations`` more deals (results accumulate)."""
+        if iterations <= 0:
+            return
+        self.hands += self.km.pimc(
+            self.base,
+            self.work,
+            self.me,
+            self.cards_arr,
+            len(self.cards),
+            iterations,
+            self.seats,
+            self.caps,
+            self.voids,
+            self.suit_cards,
+            self.suit_n,
+            self.dp,
+            self.binom,
+            self.totals,
+            self.target,
+            self.wgame,
+            self.hist,
+            self.hist_add,
+            self.hist_card,
+            self.n_hist,
+            self.lam,
+            self.value_sum,
+            self.tricks_sum,
+            self.weight_sum,
+        )
+        self.iterations += iterations
+
+    def result(self, seconds: float = 0.0) -> SearchResult:
+        """Means over the deals sampled so far."""
+        n = float(self.weight_sum[0]) or 1.0
+        return SearchResult(
+            cards=list(self.cards),
+            value=[float(v) / n for v in self.value_sum],
+            tricks=[float(t) / n for t in self.tricks_sum],
+            iterations=self.iterations,
+            hands=int(self.hands),
+            seconds=seconds,
+        )
+
+
+def search(
+    view: SeatView,
+    *,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    seed: int = 0,
+    wgame: float = 0.0,
+    eps: int = 0,
+    jit: bool | None = None,
+    min_iterations: int = 1,
+    policy: dict[str, int] | None = None,
+    lam: float = 1.0,
+    mcmc: tuple[int, int, int] = (50, 30, 4),
+) -> SearchResult:
+    """Evaluate every legal card of ``view`` (its seat must be to play).
+
+    Budget: ``iterations`` sampled deals, or as many as fit in ``time_limit`` seconds (at
+    least ``min_iterations``), or whichever ends first when both are given. With an
+    iteration budget only, the result depends only on the view and ``seed``. ``wgame``
+    weighs the game term of the utility (0: tricks only); ``eps`` makes the rollout policy
+    play a random card once in ``eps`` decisions (0: never); ``policy`` sets the rollout
+    policy (:data:`DEFAULT_POLICY`). ``lam`` below 1 samples deals from a Metropolis chain
+    that discounts each past play a deal fails to explain by ``lam``; ``mcmc`` is the
+    chain's (restart, burn-in, steps between deals).
+    """
+    if iterations is None and time_limit is None:
+        raise ValueError("give iterations or time_limit")
+    if iterations is not None and iterations < 1:
+        raise ValueError(f"iterations must be at least 1, not {iterations!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+    start = time.perf_counter()
+    pos = Position(
+        view, seed=seed, wgame=wgame, eps=eps, jit=jit, policy=policy, lam=lam, mcmc=mcmc
+    )
+    if time_limit is None:
+        assert iterations is not None
+        pos.run(iterations)
+        return pos.result(time.perf_counter() - start)
+    deadline = start + time_limit
+    cap = iterations if iterations is not None else 1 << 40
+    batch = max(1, min_iterations)
+    pos.run(min(batch, cap))
+    while pos.iterations < cap:
+        now = time.perf_counter()
+        spent = now - start
+        if now >= deadline - 0.001:
+            break
+        # Size the next batch to about a quarter of the time left, from the rate so far.
+        rate = pos.iterations / max(spent, 1e-6)
+        step = int(rate * (deadline - now) * 0.25)
+        step = max(1, min(step, cap - pos.iterations))
+        pos.run(step)
+    return pos.result(time.perf_counter() - start)
