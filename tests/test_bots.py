@@ -437,6 +437,33 @@ def test_history_explains_normal_play() -> None:
     assert misses / total < 0.06  # only lost cards' unknown order blurs it
 
 
+def test_expert_weighs_deals_only_by_seats_its_model_explains() -> None:
+    """Deals are weighed by the plays of seats that play like ``normal``; a seat playing at
+    random is soon judged unexplained and its plays are not used."""
+    rng = random.Random(12)
+    normal, wild = make_bot("normal"), make_bot("random", seed=1)
+    players = [normal, normal, wild, wild]  # West plays by the rules, North and East not
+    kept = {1: 0, 3: 0}
+    judged = {1: 0, 3: 0}
+    for _ in range(6):
+        game = Game.new(rng, record=False)
+        while game.phase not in ("deal", "over"):
+            if game.discard_due is not None:
+                game.discard_random(rng)
+                continue
+            view = game.view(game.turn)
+            if game.turn == 0 and game.trick_number >= 7 and len(view.legal_cards) > 1:
+                pos = K.Position(view, seed=3, lam=0.03, jit=False)
+                for s in (1, 3):
+                    if pos.fit[s][0] >= K.FIT_MIN_PLAYS:
+                        judged[s] += 1
+                        kept[s] += pos.lams[s] < 1.0
+            game.play(players[game.turn].choose(view))
+    assert judged[1] >= 5 and judged[3] >= 5
+    assert kept[1] >= 0.8 * judged[1]  # normal (West): its plays weigh the deals
+    assert kept[3] <= 0.2 * judged[3]  # random (East): ignored
+
+
 def test_normal_is_fast() -> None:
     bot = make_bot("normal")
     times = []

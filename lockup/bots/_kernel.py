@@ -609,14 +609,14 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
 
 @_jit
 def likelihood(
-    det: Any, w: Any, hist: Any, hist_add: Any, hist_card: Any, n_hist: int, lam: float
+    det: Any, w: Any, hist: Any, hist_add: Any, hist_card: Any, n_hist: int, lams: Any
 ) -> float:
     """How well a sampled deal explains the other seats' past plays: ``lam`` per surprise.
 
     Row ``d`` of ``hist`` is the public state before a past play by another seat (hands
     empty); ``hist_add[d]`` the cards that seat held then beyond what it holds now (played
     or lost since) and ``hist_card[d]`` the card it played. Each play the rollout policy
-    would not have made, given the deal, multiplies the weight by ``lam``.
+    would not have made, given the deal, multiplies the weight by ``lams[seat]``.
     """
     weight = 1.0
     for d in range(n_hist):
@@ -629,7 +629,7 @@ def likelihood(
         if lg & (lg - 1) == 0:
             continue
         if policy(w) != hist_card[d]:
-            weight *= lam
+            weight *= lams[seat]
     return weight
 
 
@@ -644,7 +644,7 @@ def mcmc_step(
     hist_add: Any,
     hist_card: Any,
     n_hist: int,
-    lam: float,
+    lams: Any,
     ll: float,
 ) -> float:
     """One Metropolis step on the hidden hands in ``chain``: swap a card between two other
@@ -665,12 +665,67 @@ def mcmc_step(
     swap = (1 << a) | (1 << b)
     chain[sa] = ha ^ swap
     chain[sb] = hb ^ swap
-    ll2 = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lam)
+    ll2 = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
     if ll2 >= ll or (rand32(base) / 4294967296.0) * ll < ll2:
         return ll2
     chain[sa] = ha
     chain[sb] = hb
     return ll
+
+
+@_jit
+def fit(
+    base: Any,
+    work: Any,
+    seats: Any,
+    caps: Any,
+    voids: Any,
+    suit_cards: Any,
+    suit_n: Any,
+    dp: Any,
+    binom: Any,
+    hist: Any,
+    hist_add: Any,
+    hist_card: Any,
+    n_hist: int,
+    lams: Any,
+    chains: int,
+    steps: int,
+    out_mis: Any,
+    out_dec: Any,
+) -> None:
+    """How well the ``normal`` rules explain each other seat's plays this hand.
+
+    Runs ``chains`` Metropolis chains of ``steps`` swaps (weights ``lams``) and, in each
+    chain's final deal, counts per seat the past plays with a choice
+    (``out_dec[4*chain + seat]``) and those the rules would not have made (``out_mis``).
+    Random numbers come from ``base``.
+    """
+    w = work[1]
+    scratch = work[2]
+    chain = work[3]
+    for _c in range(chains):
+        for i in range(STATE_SIZE):
+            chain[i] = base[i]
+        sample_hidden(chain, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
+        base[I_RNG] = chain[I_RNG]
+        ll = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
+        for _k in range(steps):
+            ll = mcmc_step(
+                base, chain, w, seats, voids, hist, hist_add, hist_card, n_hist, lams, ll
+            )
+        for d in range(n_hist):
+            row = hist[d]
+            for i in range(STATE_SIZE):
+                w[i] = row[i]
+            seat = w[I_TURN]
+            w[seat] = chain[seat] | hist_add[d]
+            lg = legal(w)
+            if lg & (lg - 1) == 0:
+                continue
+            out_dec[4 * _c + seat] += 1
+            if policy(w) != hist_card[d]:
+                out_mis[4 * _c + seat] += 1
 
 
 @_jit
@@ -695,7 +750,8 @@ def pimc(
     hist_add: Any,
     hist_card: Any,
     n_hist: int,
-    lam: float,
+    lams: Any,
+    use_chain: int,
     out_value: Any,
     out_tricks: Any,
     out_weight: Any,
@@ -704,7 +760,7 @@ def pimc(
 
     ``base`` holds the position (hidden hands to be sampled), its generator state and the
     deal count, which advance; ``work`` is four rows of scratch state, the last the chain.
-    With ``lam`` 1.0 each deal is a fresh uniform draw among those consistent with the
+    Without ``use_chain`` each deal is a fresh uniform draw among those consistent with the
     view (:func:`sample_hidden`). Otherwise deals come from a Metropolis chain whose
     stationary law weighs each deal by :func:`likelihood` (how well it explains the other
     seats' plays), started afresh every ``I_MC_RESTART`` deals. In each deal, each of the
@@ -717,7 +773,7 @@ def pimc(
     scratch = work[2]
     chain = work[3]
     for _ in range(iterations):
-        if lam == 1.0:
+        if not use_chain:
             for i in range(STATE_SIZE):
                 det[i] = base[i]
             sample_hidden(det, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
@@ -729,12 +785,12 @@ def pimc(
                     chain[i] = base[i]
                 sample_hidden(chain, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
                 base[I_RNG] = chain[I_RNG]
-                out_weight[1] = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lam)
+                out_weight[1] = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
                 steps = base[I_MC_BURN]
             ll = out_weight[1]
             for _k in range(steps):
                 ll = mcmc_step(
-                    base, chain, w, seats, voids, hist, hist_add, hist_card, n_hist, lam, ll
+                    base, chain, w, seats, voids, hist, hist_add, hist_card, n_hist, lams, ll
                 )
             out_weight[1] = ll
             for i in range(STATE_SIZE):

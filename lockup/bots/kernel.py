@@ -304,6 +304,16 @@ def history(
     return rows, adds, cards
 
 
+FIT_CHAINS = 3
+"""Chains run to judge how well the ``normal`` rules explain each seat's plays, ..."""
+FIT_STEPS = 100
+"""... swaps in each, ..."""
+FIT_MIN_PLAYS = 4
+"""... plays with a choice a seat must have made to be judged, ..."""
+FIT_TOLERANCE = 0.15
+"""... and the share of them the rules may fail to explain before they are ignored."""
+
+
 @dataclass
 class SearchResult:
     """What :func:`search` found: per candidate card, its mean value and mean tricks."""
@@ -407,6 +417,51 @@ class Position:
             self.work = np.zeros((4, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
+        self.lams = to_array(km, [self.lam] * 4, "float64")
+        self.use_chain = int(self.lam < 1.0 and self.n_hist > 0)
+        self.fit: list[tuple[int, int]] = []
+        """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
+        sampled deal that explains that seat best."""
+        if self.use_chain:
+            self._fit_model()
+
+    def _fit_model(self) -> None:
+        """Trust the model of each other seat only as far as it explains its plays: a seat
+        whose plays the ``normal`` rules often would not make is not weighed by them."""
+        km = self.km
+        mis = to_array(km, [0] * (4 * FIT_CHAINS))
+        dec = to_array(km, [0] * (4 * FIT_CHAINS))
+        km.fit(
+            self.base,
+            self.work,
+            self.seats,
+            self.caps,
+            self.voids,
+            self.suit_cards,
+            self.suit_n,
+            self.dp,
+            self.binom,
+            self.hist,
+            self.hist_add,
+            self.hist_card,
+            self.n_hist,
+            self.lams,
+            FIT_CHAINS,
+            FIT_STEPS,
+            mis,
+            dec,
+        )
+        self.fit = []
+        for s in range(4):
+            # The chain that explains the seat best: a fair model has a deal that fits.
+            n, m = min(
+                ((int(dec[4 * c + s]), int(mis[4 * c + s])) for c in range(FIT_CHAINS)),
+                key=lambda x: x[1] / max(x[0], 1),
+            )
+            self.fit.append((n, m))
+            if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
+                self.lams[s] = 1.0
+        self.use_chain = int(any(self.lams[s] < 1.0 for s in range(4)))
 
     def run(self, iterations: int) -> None:
         """Sample ``iterations`` more deals (results accumulate)."""
@@ -433,7 +488,8 @@ class Position:
             self.hist_add,
             self.hist_card,
             self.n_hist,
-            self.lam,
+            self.lams,
+            self.use_chain,
             self.value_sum,
             self.tricks_sum,
             self.weight_sum,
