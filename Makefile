@@ -45,6 +45,8 @@ test: lint typecheck browser pytest
 bench: install-test
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/search.py
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
