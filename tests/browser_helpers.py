@@ -127,6 +127,17 @@ def wait_my_turn_or_dialog(page: Any, timeout: float = 20_000) -> str:
     return "turn"
 
 
+def wait_card_gone(page: Any, card: str, timeout: float = 20_000) -> None:
+    """Wait until ``card`` has left the hand shown (the server acknowledged the play);
+    a later version alone is not enough, since bots' cards may still be arriving."""
+    page.wait_for_function(
+        "(c) => ![...document.querySelectorAll('#hand button.card')]"
+        ".some((e) => e.dataset.card === c)",
+        arg=card,
+        timeout=timeout,
+    )
+
+
 def wait_version_change(page: Any, version: str, timeout: float = 20_000) -> None:
     """Wait until the table shows another version than ``version``."""
     page.wait_for_function(

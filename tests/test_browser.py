@@ -25,6 +25,7 @@ from browser_helpers import (
     hidden_card_leaks,
     parse_frames,
     table_snapshot,
+    wait_card_gone,
     wait_my_turn_or_dialog,
     wait_version_change,
 )
@@ -131,7 +132,7 @@ def test_whole_game_by_click_keyboard_and_drag(browser: Any, server: Server) -> 
     version = page.evaluate("document.body.dataset.version")
     page.keyboard.press("Enter")
     wait_version_change(page, version)
-    assert target not in table_snapshot(page)["hand"]
+    wait_card_gone(page, target)
     # Plays are announced in the live region, for screen readers.
     page.wait_for_selector(IDLE)
     spoken = page.locator("#announcer").text_content() or ""
@@ -148,7 +149,7 @@ def test_whole_game_by_click_keyboard_and_drag(browser: Any, server: Server) -> 
         page.mouse.move(mid["x"] + mid["width"] / 2, mid["y"] + mid["height"] / 2, steps=8)
         page.mouse.up()
         wait_version_change(page, version)
-        assert card not in table_snapshot(page)["hand"]
+        wait_card_gone(page, card)
 
     # The rest by clicking, to the end.
     play_until(page, random.Random(4), lambda s: s == "over", limit=400)
@@ -315,7 +316,7 @@ def test_server_killed_and_restarted_mid_hand_resumes(browser: Any, tmp_path: Pa
         # The resumed game plays on.
         card = rng.choice(after["legal"])
         click_card(page, card)
-        assert card not in table_snapshot(page)["hand"]
+        wait_card_gone(page, card)
         assert errors == []
         ctx.close()
     finally:
