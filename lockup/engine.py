@@ -729,59 +729,47 @@ class Game:
             led_shift = clubs = pic = 0
             while True:
                 hand = hands[turn]
-                if trick:
-                    follow = (hand >> led_shift) & 0x1FFF
-                    # R6, the common case: a card of the led suit and no picture club (R7)
-                    # to play instead.
-                    if follow and not (pic and hand & (CLUB_MASK if any_club else pic)):
-                        ranks = _RANKS_OF[follow]
-                        card = led_shift + ranks[int(rand() * len(ranks))]
-                        if card > best:
-                            best = card
-                            best_seat = turn
-                        if not led:  # clubs were led (R5)
-                            clubs += 1
-                        pic |= _PIC_CLUB_BIT[card]
-                        bit = 1 << card
-                        hands[turn] = hand ^ bit
-                        played |= bit
-                        trick.append((turn, card))
-                        if len(trick) == n:
-                            break
-                        turn = (turn + 1) % 4
-                        while locks[turn]:
-                            turn = (turn + 1) % 4
-                        continue
-                if trick:
-                    legal = hand & SUIT_MASKS[led]
-                    if not legal:
-                        legal = hand
-                    elif pic:
-                        legal |= hand & (CLUB_MASK if any_club else pic)
-                else:
-                    legal = hand & NON_CLUB_MASK or hand  # R5
-                k = int(rand() * legal.bit_count())
-                while k:
-                    legal &= legal - 1
-                    k -= 1
-                bit = legal & -legal
-                card = bit.bit_length() - 1
-                suit = _SUIT[card]
-                if not trick:
-                    led = suit
-                    led_shift = 13 * suit
-                    best = card
-                    best_seat = turn
-                    if suit == CLUBS:
-                        voids[turn] |= 0b1110
-                elif suit == led:
+                follow = (hand >> led_shift) & 0x1FFF if trick else 0
+                if follow and not (pic and hand & (CLUB_MASK if any_club else pic)):
+                    # R6, the common case: a card of the led suit, and no picture club
+                    # (R7) that could stand in for it.
+                    ranks = _RANKS_OF[follow]
+                    card = led_shift + ranks[int(rand() * len(ranks))]
+                    bit = 1 << card
                     if card > best:
                         best = card
                         best_seat = turn
-                elif not (suit == CLUBS and pic and (any_club or pic & bit)):
-                    voids[turn] |= 1 << led
-                if suit == CLUBS:
-                    clubs += 1
+                    if not led:  # clubs were led (R5)
+                        clubs += 1
+                else:
+                    if not trick:
+                        legal = hand & NON_CLUB_MASK or hand  # R5
+                    elif follow:
+                        legal = hand & (SUIT_MASKS[led] | (CLUB_MASK if any_club else pic))
+                    else:
+                        legal = hand  # R6: void in the led suit
+                    k = int(rand() * legal.bit_count())
+                    while k:
+                        legal &= legal - 1
+                        k -= 1
+                    bit = legal & -legal
+                    card = bit.bit_length() - 1
+                    suit = _SUIT[card]
+                    if not trick:
+                        led = suit
+                        led_shift = 13 * suit
+                        best = card
+                        best_seat = turn
+                        if suit == CLUBS:
+                            voids[turn] |= 0b1110
+                    elif suit == led:
+                        if card > best:
+                            best = card
+                            best_seat = turn
+                    elif not (suit == CLUBS and pic and (any_club or pic & bit)):
+                        voids[turn] |= 1 << led
+                    if suit == CLUBS:
+                        clubs += 1
                 pic |= _PIC_CLUB_BIT[card]
                 hands[turn] = hand ^ bit
                 played |= bit
