@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///lockup.sqlite
 
-.PHONY: run test install install-test lint typecheck pytest browser bench clean
+.PHONY: run test install install-test engine lint typecheck pytest browser bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,16 +20,25 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
+$(VENV)/.installed-compile: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[compile]'
+	touch $@
+
 install: $(VENV)/.installed
+
+# The engine's playout compiled by mypyc (lockup/playout.py); Python runs the source
+# instead when there is no C compiler or the build is out of date.
+engine: $(VENV)/.installed-compile
+	$(BIN)/python scripts/compile_playout.py
 
 install-test: $(VENV)/.installed-test
 
-run: install
+run: install engine
 	$(BIN)/lockup serve --host $(HOST) --port $(PORT) --db $(DB)
 
 lint: install-test
-	$(BIN)/ruff check lockup tests bench
-	$(BIN)/ruff format --check lockup tests bench
+	$(BIN)/ruff check lockup tests bench scripts
+	$(BIN)/ruff format --check lockup tests bench scripts
 
 typecheck: install-test
 	$(BIN)/mypy lockup
@@ -37,16 +46,16 @@ typecheck: install-test
 browser:
 	bash scripts/ensure-chromium.sh
 
-pytest: install-test
+pytest: install-test engine
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck browser pytest
 
-bench: install-test
+bench: install-test engine
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/server.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build lockup/playout*.so

@@ -12,17 +12,22 @@ slows neither; the figures are the medians over the rounds.
 - Lockup, playout: the same random hand through ``Game.playout`` (the engine's rollout
   primitive that search uses; the tests check it does exactly what the step-by-step loop
   does).
+- Lockup, playout in pure Python: the same, with the playout run from its Python source
+  (measured only when the engine runs the compiled extension that ``make engine`` builds
+  from ``lockup/playout.py``; otherwise the playout line above is this figure).
 - OpenSpiel Hearts: ``pyspiel.load_game("hearts")``, a whole game (the deal's chance
   actions, the pass and the 52 plays) by ``random.choice(state.legal_actions())``.
 
-The last line is ``engine/openspiel-hearts ratio: R`` for the playout figure: the median
-of the rounds' ratios (each round measures both sides back to back).
+The last line is ``engine/openspiel-hearts ratio: R`` for the playout figure of the
+engine as installed (compiled after ``make``): the median of the rounds' ratios (each
+round measures both sides back to back).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import random
 import statistics
 import sys
@@ -32,7 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lockup.engine import DISCARD, PLAY, Game, Rules, nth_card  # noqa: E402
+import lockup.engine  # noqa: E402
+from lockup.engine import DISCARD, PLAY, Game, Rules, implementation, nth_card  # noqa: E402
 
 
 def lockup_step_hands(seconds: float, rng: random.Random) -> float:
@@ -70,6 +76,21 @@ def lockup_playout_hands(seconds: float, rng: random.Random) -> float:
         elapsed = time.process_time() - start
         if elapsed >= seconds:
             return n / elapsed
+
+
+def lockup_playout_hands_pure(seconds: float, rng: random.Random) -> float:
+    """Hands per second through ``Game.playout`` with the playout's Python source."""
+    path = Path(lockup.engine.__file__).with_name("playout.py")
+    spec = importlib.util.spec_from_file_location("lockup_playout_source", path)
+    assert spec is not None and spec.loader is not None
+    source = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(source)
+    compiled = lockup.engine._play_out
+    lockup.engine._play_out = source.play_out
+    try:
+        return lockup_playout_hands(seconds, rng)
+    finally:
+        lockup.engine._play_out = compiled
 
 
 def lockup_clones(seconds: float, rng: random.Random) -> float:
@@ -126,13 +147,16 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     rng = random.Random(2024)
-    runs: dict[str, list[float]] = {"step": [], "playout": [], "hearts": [], "clones": []}
+    compiled = implementation() == "compiled"
     measures: dict[str, Callable[[float, random.Random], float]] = {
         "step": lockup_step_hands,
         "hearts": hearts_games,
         "playout": lockup_playout_hands,
         "clones": lockup_clones,
     }
+    if compiled:
+        measures["pure"] = lockup_playout_hands_pure
+    runs: dict[str, list[float]] = {key: [] for key in measures}
     for r in range(args.rounds):
         for key, fn in measures.items():
             runs[key].append(fn(args.seconds, rng))
@@ -146,11 +170,20 @@ def main() -> None:
     # the figure least moved by other work on the machine.
     ratio = statistics.median(a / b for a, b in zip(runs["playout"], runs["hearts"], strict=True))
     ratio_step = statistics.median(a / b for a, b in zip(runs["step"], runs["hearts"], strict=True))
+    how = "compiled by mypyc (make engine)" if compiled else "pure Python"
+    print(f"lockup playout: {how}")
     print(f"lockup random hands/s (step by step, Game.play): {med['step']:,.0f}")
     print(f"lockup random hands/s (Game.playout):            {med['playout']:,.0f}")
+    if compiled:
+        print(f"lockup random hands/s (playout, pure Python):    {med['pure']:,.0f}")
     print(f"lockup clones/s (mid-hand Game.clone):           {med['clones']:,.0f}")
     print(f"openspiel hearts random games/s:                 {med['hearts']:,.0f}")
     print(f"engine-step/openspiel-hearts ratio: {ratio_step:.2f}")
+    if compiled:
+        ratio_pure = statistics.median(
+            a / b for a, b in zip(runs["pure"], runs["hearts"], strict=True)
+        )
+        print(f"engine-pure-python/openspiel-hearts ratio: {ratio_pure:.2f}")
     print(f"engine/openspiel-hearts ratio: {ratio:.2f}")
 
 

@@ -6,8 +6,12 @@ Layers, each depending only on those before it: :mod:`lockup.cards`,
 (:mod:`lockup.server`) and the front ends sit on top.
 """
 
-from .cards import Card, card_str, card_symbol, parse_card
-from .engine import Game, IllegalMove, Refusal, Rules, SeatView
+from ._accel import load_playout
+
+load_playout()  # the compiled playout if it is up to date, before the engine imports it
+
+from .cards import Card, card_str, card_symbol, parse_card  # noqa: E402
+from .engine import Game, IllegalMove, Refusal, Rules, SeatView  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -27,6 +27,8 @@ Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
+from types import FunctionType
 from typing import Any, NamedTuple, Protocol
 
 from .cards import (
@@ -46,6 +48,7 @@ from .cards import (
     card_symbol,
     cards_of,
 )
+from .playout import play_out as _play_out
 
 SEATS = (0, 1, 2, 3)
 SEAT_NAMES = ("South", "West", "North", "East")
@@ -77,9 +80,6 @@ _RANK = [c % 13 for c in range(52)]
 _NEXT_TRICK = "next-trick"
 _BIT = [1 << c for c in range(52)]
 _DECK_RANGE = range(52)
-_new_tuple = tuple.__new__
-# For each 13-bit set of ranks, the ranks in it (a fast uniform pick within one suit).
-_RANKS_OF = tuple(tuple(r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 _SUIT = [c // 13 for c in range(52)]
 
 
@@ -187,6 +187,10 @@ class Trick(NamedTuple):
     """The lock its winner received (R9): ``min(clubs, tricks left)``."""
 
 
+# A Trick from its six fields at C speed (no NamedTuple.__new__ call), for playouts.
+_make_trick = partial(tuple.__new__, Trick)
+
+
 class HandSummary(NamedTuple):
     """The summary of a finished hand (R14)."""
 
@@ -266,6 +270,12 @@ _PUBLIC_STATE = (
     "tricks",
     "voids",
 )
+
+
+def implementation() -> str:
+    """How :meth:`Game.playout` runs: ``"compiled"`` (the mypyc extension that
+    ``make engine`` builds from :mod:`lockup.playout`) or ``"python"``."""
+    return "python" if isinstance(_play_out, FunctionType) else "compiled"
 
 
 def nth_card(mask: CardMask, u: float) -> Card:
@@ -703,140 +713,34 @@ class Game:
             self._playout_from_trick_start(rand)
 
     def _playout_from_trick_start(self, rand: Any) -> None:
-        """The rest of the hand from the lead of a trick (its discards made), all rules
-        inline in local variables: the same steps, in the same order, as _play,
+        """The rest of the hand from the lead of a trick (its discards made), by
+        :func:`lockup.playout.play_out`: the same steps, in the same order, as _play,
         _discard, _complete_trick, _start_trick and _begin_play."""
-        hands = self.hands
-        voids = self.voids
-        locks = self.locks
-        points = self.points
-        sat_out = self.sat_out
-        lost = self.lost
-        lost_order = self._lost_order
-        tricks = self.tricks
-        any_club = self._any_club
-        upfront = self._upfront
-        played = self.played
-        number = self.trick_number
-        nominal = self.nominal
-        turn = self.turn
-        n = self.players_in_trick
-        while True:
-            # ---- one trick, from its lead (R4 to R8)
-            leader = turn
-            trick: list[tuple[int, Card]] = []
-            led = best = best_seat = -1
-            led_shift = clubs = pic = 0
-            while True:
-                hand = hands[turn]
-                follow = (hand >> led_shift) & 0x1FFF if trick else 0
-                if follow and not (pic and hand & (CLUB_MASK if any_club else pic)):
-                    # R6, the common case: a card of the led suit, and no picture club
-                    # (R7) that could stand in for it.
-                    ranks = _RANKS_OF[follow]
-                    card = led_shift + ranks[int(rand() * len(ranks))]
-                    bit = 1 << card
-                    if card > best:
-                        best = card
-                        best_seat = turn
-                    if not led:  # clubs were led (R5)
-                        clubs += 1
-                else:
-                    if not trick:
-                        legal = hand & NON_CLUB_MASK or hand  # R5
-                    elif follow:
-                        legal = hand & (SUIT_MASKS[led] | (CLUB_MASK if any_club else pic))
-                    else:
-                        legal = hand  # R6: void in the led suit
-                    k = int(rand() * legal.bit_count())
-                    while k:
-                        legal &= legal - 1
-                        k -= 1
-                    bit = legal & -legal
-                    card = bit.bit_length() - 1
-                    suit = _SUIT[card]
-                    if not trick:
-                        led = suit
-                        led_shift = 13 * suit
-                        best = card
-                        best_seat = turn
-                        if suit == CLUBS:
-                            voids[turn] |= 0b1110
-                    elif suit == led:
-                        if card > best:
-                            best = card
-                            best_seat = turn
-                    elif not (suit == CLUBS and pic and (any_club or pic & bit)):
-                        voids[turn] |= 1 << led
-                    if suit == CLUBS:
-                        clubs += 1
-                pic |= _PIC_CLUB_BIT[card]
-                hands[turn] = hand ^ bit
-                played |= bit
-                trick.append((turn, card))
-                if len(trick) == n:
-                    break
-                turn = (turn + 1) % 4
-                while locks[turn]:
-                    turn = (turn + 1) % 4
-            # ---- the trick is complete (R8, R9, R11, R13)
-            points[best_seat] += 1
-            if locks[0] or locks[1] or locks[2] or locks[3]:
-                for s in SEATS:
-                    if locks[s]:
-                        locks[s] -= 1
-                        sat_out[s] += 1
-            lock = 0
-            if clubs:
-                lock = min(clubs, TRICKS_PER_HAND - 1 - number)
-                if lock:
-                    locks[best_seat] = lock
-                    self.times_locked[best_seat] += 1
-                nominal = (best_seat + 1) % 4
-            else:
-                nominal = best_seat
-            tricks.append(_new_tuple(Trick, (number, leader, tuple(trick), best_seat, clubs, lock)))
-            number += 1
-            if lock and upfront:  # R10 upfront: the lock's cards leave at once
-                for _ in range(lock):
-                    c = nth_card(hands[best_seat], rand())
-                    hands[best_seat] ^= 1 << c
-                    lost[best_seat] |= 1 << c
-                    lost_order[best_seat].append(c)
-            # ---- the next trick's start (R10 per-trick discards, R12 empty tricks)
-            while True:
-                if number == TRICKS_PER_HAND:
-                    break
-                if locks[0] or locks[1] or locks[2] or locks[3]:
-                    if not upfront:
-                        for s in SEATS:
-                            if locks[s]:
-                                c = nth_card(hands[s], rand())
-                                hands[s] ^= 1 << c
-                                lost[s] |= 1 << c
-                                lost_order[s].append(c)
-                    n = locks.count(0)
-                    if n == 0:  # R12
-                        self.empty_tricks += 1
-                        for s in SEATS:
-                            locks[s] -= 1
-                            sat_out[s] += 1
-                        tricks.append(Trick(number, None, (), None, 0, 0))
-                        number += 1
-                        continue
-                else:
-                    n = 4
-                turn = nominal
-                while locks[turn]:
-                    turn = (turn + 1) % 4
-                break
-            if number == TRICKS_PER_HAND:
-                break
+        played, number, nominal, leader, n, empty = _play_out(
+            self.hands,
+            self.voids,
+            self.locks,
+            self.points,
+            self.sat_out,
+            self.times_locked,
+            self.lost,
+            self._lost_order,
+            self.tricks,
+            _make_trick,
+            self._any_club,
+            self._upfront,
+            self.played,
+            self.trick_number,
+            self.turn,
+            self.players_in_trick,
+            rand,
+        )
         self.played = played
         self.trick_number = number
         self.nominal = nominal
         self.leader = leader
         self.players_in_trick = n
+        self.empty_tricks += empty
         self.trick = []
         self.led_suit = self.best_card = self.best_seat = -1
         self.clubs_in_trick = self.pic_clubs = 0

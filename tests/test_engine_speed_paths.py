@@ -1,10 +1,11 @@
 """The engine's fast paths do exactly what the checked step-by-step API does."""
 
+import os
 import random
 
 import pytest
 
-from lockup.engine import DISCARD, PLAY, Game, Rules, nth_card
+from lockup.engine import DISCARD, PLAY, Game, Rules, implementation, nth_card
 
 ALL_RULES = [
     Rules(p, d, t)
@@ -71,3 +72,11 @@ def test_whole_games_by_playout_end_with_a_sole_leader() -> None:
         best = max(game.totals)
         assert best >= rules.target and game.totals.count(best) == 1
         assert game.winner == game.totals.index(best)
+
+
+def test_the_playout_runs_from_source_when_asked() -> None:
+    # test_playout_build.py runs this file with LOCKUP_PURE_PYTHON=1, so that the
+    # equivalence tests above check the Python source as well as the compiled build.
+    if os.environ.get("LOCKUP_PURE_PYTHON", "") in ("", "0"):
+        pytest.skip("only under LOCKUP_PURE_PYTHON=1")
+    assert implementation() == "python"
