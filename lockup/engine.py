@@ -282,7 +282,8 @@ def nth_card(mask: CardMask, u: float) -> Card:
     """The card of a non-empty mask picked by ``u`` in [0, 1): the ``int(u * n)``-th lowest.
 
     With ``u = rng.random()`` this draws a card uniformly; the engine's random choices
-    (:meth:`Game.discard_random`, :meth:`Game.playout`) all go through it.
+    (:meth:`Game.discard_random`, :meth:`Game.playout`) all draw this way (the playout
+    through its own copy, :func:`lockup.playout.nth`).
     """
     k = int(u * mask.bit_count())
     while k:
