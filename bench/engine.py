@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import random
 import statistics
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import lockup.engine  # noqa: E402
+from lockup._accel import source_module  # noqa: E402
 from lockup.engine import DISCARD, PLAY, Game, Rules, implementation, nth_card  # noqa: E402
 
 
@@ -80,11 +80,7 @@ def lockup_playout_hands(seconds: float, rng: random.Random) -> float:
 
 def lockup_playout_hands_pure(seconds: float, rng: random.Random) -> float:
     """Hands per second through ``Game.playout`` with the playout's Python source."""
-    path = Path(lockup.engine.__file__).with_name("playout.py")
-    spec = importlib.util.spec_from_file_location("lockup_playout_source", path)
-    assert spec is not None and spec.loader is not None
-    source = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(source)
+    source = source_module("lockup_playout_source")
     compiled = lockup.engine._play_out
     lockup.engine._play_out = source.play_out
     try:

@@ -30,6 +30,20 @@ def source_digest(path: Path = SOURCE) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def pure_python_requested() -> bool:
+    """Whether ``LOCKUP_PURE_PYTHON`` asks for the playout's Python source."""
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+def source_module(name: str = "lockup.playout") -> ModuleType:
+    """A new module run from ``playout.py`` itself, whatever is built beside it."""
+    spec = importlib.util.spec_from_file_location(name, SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def is_compiled(module: ModuleType) -> bool:
     """Whether a playout module is a compiled extension (its functions are not Python's)."""
     return not isinstance(module.play_out, FunctionType)
@@ -39,7 +53,7 @@ def load_playout() -> ModuleType:
     """Import ``lockup.playout``: the extension if built from the current source, else
     the source. Must run before :mod:`lockup.engine` is imported."""
     name = "lockup.playout"
-    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    if pure_python_requested():
         current = sys.modules.get(name)
         if current is not None and not is_compiled(current):
             return current
@@ -55,10 +69,7 @@ def load_playout() -> ModuleType:
             RuntimeWarning,
             stacklevel=2,
         )
-    spec = importlib.util.spec_from_file_location(name, SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    module = source_module(name)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
     setattr(sys.modules["lockup"], "playout", module)  # noqa: B010 - the package's attribute
     return module

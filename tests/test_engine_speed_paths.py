@@ -1,10 +1,10 @@
 """The engine's fast paths do exactly what the checked step-by-step API does."""
 
-import os
 import random
 
 import pytest
 
+from lockup._accel import pure_python_requested
 from lockup.engine import DISCARD, PLAY, Game, Rules, implementation, nth_card
 
 ALL_RULES = [
@@ -77,6 +77,6 @@ def test_whole_games_by_playout_end_with_a_sole_leader() -> None:
 def test_the_playout_runs_from_source_when_asked() -> None:
     # test_playout_build.py runs this file with LOCKUP_PURE_PYTHON=1, so that the
     # equivalence tests above check the Python source as well as the compiled build.
-    if os.environ.get("LOCKUP_PURE_PYTHON", "") in ("", "0"):
+    if not pure_python_requested():
         pytest.skip("only under LOCKUP_PURE_PYTHON=1")
     assert implementation() == "python"
