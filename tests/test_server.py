@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from attack_helpers import Server
 
 from lockup.cards import card_str, parse_card
 from lockup.engine import Game
@@ -29,65 +26,11 @@ from lockup.record import from_record
 
 Msg = dict[str, Any]
 
+UNPACED = ("--bot-delay", "0", "--bot-jitter", "0")
+"""Bots' cards sent as soon as they are chosen (their pacing is tested on its own)."""
+
 
 # ---------------------------------------------------------------------- helpers
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """``lockup serve`` in a subprocess on a free port."""
-
-    def __init__(self, db: Path, *extra: str) -> None:
-        self.db = db
-        self.extra = extra
-        self.port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Server:
-        self.port = free_port()
-        cmd = [sys.executable, "-m", "lockup", "serve", "--host", "127.0.0.1"]
-        cmd += ["--port", str(self.port), "--db", f"sqlite:///{self.db}", "--level", "random"]
-        cmd += ["--log-level", "warning", *self.extra]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"server exited: {err}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).text == "ok":
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("server did not start")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no flush."""
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
 
 
 class Player:
@@ -198,7 +141,7 @@ def check_consecutive(frames: list[Msg], start: int) -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     db = tmp_path_factory.mktemp("server") / "games.sqlite"
-    s = Server(db).start()
+    s = Server(db, *UNPACED).start()
     yield s
     s.stop()
 
@@ -226,13 +169,37 @@ def test_pages_cookie_and_current_game(server: Server) -> None:
     assert other.cookie != token
 
     # A new player's first requests, all at once, find one game.
+    fresh = Player(server)
+    fresh.http.get("/")
+
     async def at_once() -> set[str]:
-        cookies = {"lockup_player": "fresh-player-token-0123456789"}
+        cookies = {"lockup_player": fresh.cookie}
         async with httpx.AsyncClient(base_url=server.url, cookies=cookies) as http:
             answers = await asyncio.gather(*(http.get("/api/game") for _ in range(6)))
         return {r.json()["game"] for r in answers}
 
     assert len(asyncio.run(at_once())) == 1
+
+
+def test_only_tokens_the_server_issued_are_adopted(server: Server) -> None:
+    planted = "planted-by-an-attacker-0123456789"
+    forged = "A" * 24 + "." + "B" * 22  # the signed form, a signature that does not match
+    for token in (planted, forged):
+        http = httpx.Client(base_url=server.url, cookies={"lockup_player": token}, timeout=10)
+        r = http.get("/api/game")
+        assert r.status_code == 200
+        issued = r.cookies.get("lockup_player")
+        assert issued and issued != token, "a token the server never issued was adopted"
+        # The WebSocket does not know the planted token either.
+
+        async def hello(tok: str = token) -> Msg:
+            headers = {"Cookie": f"lockup_player={tok}"}
+            async with websockets.connect(server.ws_url, additional_headers=headers) as ws:
+                await ws.send(json.dumps({"type": "hello", "since": 0}))
+                return await recv(ws)
+
+        answer = asyncio.run(hello())
+        assert answer["type"] == "error" and answer["code"] == "not-your-game"
 
 
 def test_new_game_options_are_checked(server: Server) -> None:
@@ -711,7 +678,7 @@ def test_whole_game_no_hidden_card_leaves_the_server(server: Server) -> None:
 
 def test_sigkill_mid_hand_then_restart_resumes(tmp_path: Path) -> None:
     db = tmp_path / "games.sqlite"
-    s = Server(db).start()
+    s = Server(db, *UNPACED).start()
     p = Player(s)
     p.current()
     token = p.cookie
@@ -740,7 +707,7 @@ def test_sigkill_mid_hand_then_restart_resumes(tmp_path: Path) -> None:
     assert last["view"]["phase"] == "play", "the game ended before any lockup"
 
     def restart() -> tuple[Server, Player]:
-        server = Server(db).start()
+        server = Server(db, *UNPACED).start()
         again = Player(server)
         again.http.cookies.set("lockup_player", token)
         return server, again
@@ -748,7 +715,12 @@ def test_sigkill_mid_hand_then_restart_resumes(tmp_path: Path) -> None:
     s2, p2 = restart()
     try:
         # Same game, same version, same view: the trick, the locks and the lost cards.
-        assert p2.current() == {"game": p.game, "seat": 0, "version": last["version"]}
+        assert p2.current() == {
+            "game": p.game,
+            "seat": 0,
+            "version": last["version"],
+            "level": "random",
+        }
 
         async def resume_then_kill_after_ack() -> str:
             async with p2.connect() as ws:
