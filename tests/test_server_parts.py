@@ -13,9 +13,8 @@ import pytest
 from lockup.cards import card_str
 from lockup.engine import Game, Rules
 from lockup.record import from_record
-from lockup.server import pool as pool_mod
-from lockup.server.pool import BotPool, choose_card, hint_values
-from lockup.server.session import OptionError, parse_options
+from lockup.server.pool import BotPool, HintsBusy, choose_card
+from lockup.server.protocol import OptionError, hint_frame, parse_options
 from lockup.server.store import ActionRow, GameRow, Store, StoreError, check_url, record_of
 
 
@@ -108,7 +107,8 @@ def test_bad_database_urls_are_refused_plainly(tmp_path: Path) -> None:
 
 
 def test_new_game_options() -> None:
-    assert parse_options({}, "random") == (Rules(), "random")
+    levels = ["random", "easy", "normal", "expert"]
+    assert parse_options({}, levels, "random") == (Rules(), "random")
     rules, level = parse_options(
         {
             "target": 35,
@@ -116,6 +116,7 @@ def test_new_game_options() -> None:
             "lock_discards": "upfront",
             "level": "easy",
         },
+        levels,
         "random",
     )
     assert rules == Rules("any-club", "upfront", 35) and level == "easy"
@@ -124,12 +125,15 @@ def test_new_game_options() -> None:
         {"target": True},
         {"target": 20.0},
         {"level": "hard"},
+        {"level": ["expert"]},
         {"speed": 3},
+        {"\ud800": 1},
+        {"target": 10**100},
         [],
         "x",
     ):
         with pytest.raises(OptionError):
-            parse_options(bad, "random")
+            parse_options(bad, levels, "random")
 
 
 def _view() -> Any:
@@ -146,7 +150,7 @@ def test_bot_pool_threads_processes_and_a_failing_bot() -> None:
             cards = await asyncio.gather(*(pool.choose("random", view) for _ in range(10)))
             assert all((view.legal_mask >> c) & 1 for c in cards)
             # The process pool: a real worker process answers.
-            card = await pool._submit(pool._process_pool(), choose_card, "random", view)
+            card = await pool._bots.run(choose_card, "random", view)
             assert (view.legal_mask >> card) & 1
             # A level that fails (in a worker process) is replaced by a random legal card.
             card = await pool.choose("no-such-level", view)
@@ -157,22 +161,45 @@ def test_bot_pool_threads_processes_and_a_failing_bot() -> None:
     asyncio.run(go())
 
 
-def test_hint_values_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hint_frame_ranks_the_values() -> None:
     view = _view()
     legal = view.legal_cards
-    import lockup.bots as bots
+    frame = json.loads(hint_frame(7, {c: 0.5 + i for i, c in enumerate(legal)}))
+    assert frame["type"] == "hint" and frame["version"] == 7 and frame["unit"] == "tricks"
+    assert [d["card"] for d in frame["values"]] == [card_str(c) for c in reversed(legal)]
+    assert frame["best"] == card_str(legal[-1])
 
-    monkeypatch.setattr(
-        bots,
-        "hint",
-        lambda v, time_limit=None: {c: 0.5 + i for i, c in enumerate(legal)},
-        raising=False,
-    )
-    out = hint_values(view, None)
-    assert out["unit"] == "tricks"
-    assert [d["card"] for d in out["values"]] == [card_str(c) for c in reversed(legal)]
-    assert out["best"] == card_str(legal[-1])
-    assert pool_mod.hint_available()
+
+def test_hints_beyond_the_queue_are_refused_and_bots_do_not_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hints have workers of their own: with every hint worker busy, more hints are
+    refused at once and a bot's card is still chosen."""
+    view = _view()
+
+    async def go() -> None:
+        pool = BotPool(processes=1, hint_processes=1)
+        gate = asyncio.Event()
+
+        async def slow_hint(fn: Any, *args: Any) -> Any:
+            await gate.wait()
+            return {view.legal_cards[0]: 1.0}
+
+        monkeypatch.setattr(pool._hints, "run", slow_hint)
+        try:
+            waiting = [asyncio.create_task(pool.hint(view, 0.1)) for _ in range(pool.max_hints)]
+            await asyncio.sleep(0)
+            with pytest.raises(HintsBusy):
+                await pool.hint(view, 0.1)
+            card = await asyncio.wait_for(pool.choose("expert", view), 60)
+            assert (view.legal_mask >> card) & 1
+            gate.set()
+            assert all(await asyncio.gather(*waiting))
+            assert pool.hints_under_way == 0
+        finally:
+            pool.close()
+
+    asyncio.run(go())
 
 
 def test_idle_games_leave_memory_and_load_back_the_same(tmp_path: Path) -> None:

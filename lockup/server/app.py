@@ -1,66 +1,38 @@
 """The ASGI application (Starlette): pages, the JSON API and the game WebSocket.
 
-The contract with the page is docs/web-protocol.md. :func:`create_app` builds the app;
-``lockup serve`` runs it on uvicorn.
+The contract with the page is docs/web-protocol.md; the limits are docs/server.md's.
+:func:`create_app` builds the app; ``lockup serve`` runs it on uvicorn.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    HTMLResponse,
-    JSONResponse,
-    PlainTextResponse,
-    Response,
-)
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from ..web import STATIC_DIR
 from .pool import BotPool
-from .session import (
-    GameService,
-    GameSession,
-    OptionError,
-    ProtocolError,
-    available_levels,
-    error_frame,
-    new_token,
-    parse_options,
-    to_json,
-    valid_token,
-)
+from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
+from .security import SecurityMiddleware, allowed_hosts
+from .session import GameService, GameSession, available_levels
 from .store import Store
+from .tokens import Players, Tokens
+from .websocket import Guards, Limits, ws_endpoint
 
 log = logging.getLogger("lockup.server")
 
 COOKIE = "lockup_player"
 """The cookie a player is known by."""
 COOKIE_MAX_AGE = 400 * 24 * 3600
-STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
-"""The front end's files (package data)."""
-MAX_MESSAGE = 4096
-"""The longest client message the WebSocket accepts, in characters."""
-MAX_QUEUED = 2000
-"""A connection with this many unsent frames is too slow and is closed."""
-
-_PLACEHOLDER = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Lockup</title></head>
-<body><h1>Lockup</h1><p>The {what} page is not installed yet
-(lockup/web/static/{name}). The game server is running: see <code>/api/game</code>.</p>
-</body></html>
-"""
 
 
 def default_level() -> str:
@@ -71,55 +43,72 @@ def default_level() -> str:
 # ---------------------------------------------------------------------- HTTP
 
 
-def _player(request: Request) -> tuple[str, bool]:
-    """The request's player token, and whether it is new (the cookie must be set)."""
-    token = request.cookies.get(COOKIE)
-    if token is not None and valid_token(token):
-        return token, False
-    return new_token(), True
+def _service(request: Request) -> GameService:
+    service: GameService = request.app.state.service
+    return service
 
 
-def _set_cookie(response: Response, token: str) -> None:
+async def _player(request: Request) -> tuple[str, bool]:
+    players: Players = request.app.state.players
+    return await players.identify(request.cookies.get(COOKIE))
+
+
+def _set_cookie(request: Request, response: Response, token: str) -> None:
     response.set_cookie(
-        COOKIE, token, max_age=COOKIE_MAX_AGE, path="/", httponly=True, samesite="lax"
+        COOKIE,
+        token,
+        max_age=COOKIE_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
     )
 
 
-def _page(name: str, what: str) -> Any:
+def _error(status: int, e: ProtocolError | OptionError) -> JSONResponse:
+    if isinstance(e, OptionError):
+        return JSONResponse({"error": "bad-option", "reason": str(e)}, status)
+    headers = {}
+    if "retry_after" in e.params:
+        headers["Retry-After"] = str(e.params["retry_after"])
+    return JSONResponse({"error": e.code, "reason": e.reason}, status, headers=headers)
+
+
+def _page(name: str) -> Any:
     async def page(request: Request) -> Response:
-        path = STATIC_DIR / name
-        response: Response
-        if path.is_file():
-            response = FileResponse(path, media_type="text/html; charset=utf-8")
-        else:
-            response = HTMLResponse(_PLACEHOLDER.format(what=what, name=name))
+        response = FileResponse(STATIC_DIR / name, media_type="text/html; charset=utf-8")
         response.headers["Cache-Control"] = "no-cache"
-        token, new = _player(request)
+        token, new = await _player(request)
         if new:
-            _set_cookie(response, token)
+            _set_cookie(request, response, token)
         return response
 
     return page
 
 
-def _service(request: Request | WebSocket) -> GameService:
-    service: GameService = request.app.state.service
-    return service
-
-
 def _game_json(session: GameSession, seat: int) -> dict[str, Any]:
-    return {"game": session.id, "seat": seat, "version": session.version}
+    return {"game": session.id, "seat": seat, "version": session.version, "level": session.level}
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
 
 
 async def api_game(request: Request) -> Response:
     """``GET /api/game``: the player's current game, created at once if there is none."""
-    token, new = _player(request)
-    session = await _service(request).current(token)
+    token, new = await _player(request)
+    guards: Guards = request.app.state.guards
+    try:
+        session = await _service(request).current(
+            token, lambda: guards.new_game(token, _address(request))
+        )
+    except ProtocolError as e:
+        return _error(429, e)
     seat = session.seat_of(token)
     assert seat is not None
     response = JSONResponse(_game_json(session, seat))
     if new:
-        _set_cookie(response, token)
+        _set_cookie(request, response, token)
     return response
 
 
@@ -128,21 +117,29 @@ async def api_new_game(request: Request) -> Response:
     service = _service(request)
     body = await request.body()
     try:
-        data = json.loads(body) if body.strip() else {}
-    except (ValueError, UnicodeDecodeError):
+        data = loads(body) if body.strip() else {}
+        rules, level = parse_options(data, available_levels(), service.default_level)
+    except ProtocolError:
         return JSONResponse(
             {"error": "bad-request", "reason": "The body must be a JSON object of options."}, 400
         )
-    try:
-        rules, level = parse_options(data, service.default_level)
     except OptionError as e:
-        return JSONResponse({"error": "bad-option", "reason": str(e)}, 400)
-    token, new = _player(request)
+        return _error(400, e)
+    token, new = await _player(request)
+    try:
+        request.app.state.guards.new_game(token, _address(request))
+    except ProtocolError as e:
+        return _error(429, e)
     session = await service.new_game(token, rules, level)
     response = JSONResponse(_game_json(session, 0))
     if new:
-        _set_cookie(response, token)
+        _set_cookie(request, response, token)
     return response
+
+
+async def api_options(request: Request) -> Response:
+    """``GET /api/options``: the levels and rule options a new game may choose."""
+    return JSONResponse(options_document(available_levels(), _service(request).default_level))
 
 
 async def api_record(request: Request) -> Response:
@@ -153,7 +150,7 @@ async def api_record(request: Request) -> Response:
     session = await _service(request).get(game_id)
     if session is None:
         return JSONResponse({"error": "no-game", "reason": "There is no such game."}, 404)
-    token = request.cookies.get(COOKIE)
+    token = await request.app.state.players.known(request.cookies.get(COOKIE))
     if session.seat_of(token) is None:
         return JSONResponse(
             {"error": "not-your-game", "reason": "Only a player of this game may fetch it."}, 403
@@ -181,198 +178,6 @@ async def healthz(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
-class _Static(StaticFiles):
-    """The front end's files; a 404 (not an error) while they are not installed."""
-
-    async def check_config(self) -> None:
-        """Accept a missing directory: every path is then not found."""
-        if self.directory is not None and Path(self.directory).is_dir():
-            await super().check_config()
-
-
-# ---------------------------------------------------------------------- WebSocket
-
-
-class Connection:
-    """One WebSocket: its player, its game and seat, and a queue of frames to send."""
-
-    def __init__(self, ws: WebSocket, player: str | None) -> None:
-        self.ws = ws
-        self.player = player
-        self.seat = -1
-        self.session: GameSession | None = None
-        self._queue: asyncio.Queue[str | int] = asyncio.Queue()
-        self._closed = False
-
-    def send(self, text: str) -> None:
-        """Queue a frame (a slow client with too many queued frames is disconnected)."""
-        if self._closed:
-            return
-        if self._queue.qsize() >= MAX_QUEUED:
-            log.warning("closing a connection that does not keep up")
-            self.close(1008)
-            return
-        self._queue.put_nowait(text)
-
-    def close(self, code: int) -> None:
-        """Close the WebSocket after the frames already queued."""
-        if not self._closed:
-            self._closed = True
-            self._queue.put_nowait(code)
-
-    def error(self, e: ProtocolError) -> None:
-        """Send an ``error`` frame for a refused message."""
-        version = self.session.version if self.session is not None else None
-        self.send(error_frame(e.code, e.reason, version, e.rule, e.params))
-
-    async def run_sender(self) -> None:
-        """Send queued frames in order until closed."""
-        try:
-            while True:
-                item = await self._queue.get()
-                if isinstance(item, int):
-                    await self.ws.close(code=item)
-                    return
-                await self.ws.send_text(item)
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            return
-
-
-def _origin_ok(ws: WebSocket) -> bool:
-    """Refuse pages of another site (the cookie would let them play for the player)."""
-    origin = ws.headers.get("origin")
-    if not origin:
-        return True
-    host = ws.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
-
-
-async def ws_endpoint(ws: WebSocket) -> None:
-    """``/ws``: the game protocol of docs/web-protocol.md."""
-    if not _origin_ok(ws):
-        await ws.close(code=1008)
-        return
-    await ws.accept()
-    token = ws.cookies.get(COOKIE)
-    conn = Connection(ws, token if token is not None and valid_token(token) else None)
-    sender = asyncio.create_task(conn.run_sender())
-    tasks: set[asyncio.Task[None]] = set()
-    try:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            text = message.get("text")
-            if text is None:
-                conn.error(ProtocolError("bad-message", "Messages are JSON text frames."))
-                continue
-            await _handle(conn, text, tasks)
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        if conn.session is not None:
-            conn.session.leave(conn)
-        for t in tasks:
-            t.cancel()
-        conn.close(1000)
-        if ws.application_state == WebSocketState.DISCONNECTED or sender.done():
-            sender.cancel()
-        else:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(sender, 2.0)
-
-
-async def _handle(conn: Connection, text: str, tasks: set[asyncio.Task[None]]) -> None:
-    """Answer one client message; a refused one gets an ``error`` and changes nothing."""
-    try:
-        if len(text) > MAX_MESSAGE:
-            raise ProtocolError("bad-message", "The message is too long.")
-        try:
-            msg = json.loads(text)
-        except ValueError:
-            raise ProtocolError("bad-message", "The message is not JSON.") from None
-        if not isinstance(msg, dict):
-            raise ProtocolError("bad-message", 'A message is a JSON object with a "type".')
-        kind = msg.get("type")
-        if kind == "ping":
-            conn.send('{"type":"pong"}')
-        elif kind == "hello":
-            await _hello(conn, msg)
-        elif kind == "play":
-            session = _joined(conn)
-            await session.play(conn.seat, msg.get("card"), msg.get("version"))
-        elif kind == "hint":
-            session = _joined(conn)
-            task = asyncio.create_task(_hint(conn, session, msg.get("version")))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-        else:
-            raise ProtocolError(
-                "bad-message",
-                f"Unknown message type {str(kind)[:20]!r}: hello, play, hint or ping.",
-            )
-    except ProtocolError as e:
-        conn.error(e)
-    except Exception:
-        log.exception("a message failed")
-        conn.error(ProtocolError("server-error", "The server could not handle the message."))
-
-
-def _joined(conn: Connection) -> GameSession:
-    if conn.session is None:
-        raise ProtocolError("no-game", 'Send {"type": "hello", "game": id} first.')
-    return conn.session
-
-
-async def _hello(conn: Connection, msg: dict[str, Any]) -> None:
-    since = msg.get("since", 0)
-    if since is None:
-        since = 0
-    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-        raise ProtocolError("bad-message", '"since" must be the last version the page has, or 0.')
-    game_id = msg.get("game")
-    if game_id is not None and not isinstance(game_id, str):
-        raise ProtocolError("bad-message", '"game" must be a game id as /api/game gives it.')
-    if conn.player is None:
-        raise ProtocolError(
-            "not-your-game", "No player cookie: open the page first to get one.", params={}
-        )
-    service = _service(conn.ws)
-    for _ in range(3):
-        if game_id is None:
-            session = await service.current(conn.player)
-        else:
-            found = await service.get(game_id)
-            if found is None:
-                raise ProtocolError("no-game", "There is no such game.", params={"game": game_id})
-            session = found
-        seat = session.seat_of(conn.player)
-        if seat is None:
-            raise ProtocolError("not-your-game", "You have no seat in this game.")
-        async with session.lock:
-            if session.closed:
-                continue
-            if conn.session is not None:
-                conn.session.leave(conn)
-            conn.seat = seat
-            conn.session = session
-            session.join(conn, since)
-            return
-    raise ProtocolError("server-error", "The game could not be loaded; try again.")
-
-
-async def _hint(conn: Connection, session: GameSession, version: Any) -> None:
-    try:
-        conn.send(to_json(await session.hint(conn.seat, version)))
-    except ProtocolError as e:
-        conn.error(e)
-    except asyncio.CancelledError:
-        raise
-    except Exception as e:
-        log.error("hint failed: %r", e)
-        conn.error(ProtocolError("hint-unavailable", "The hint could not be computed."))
-
-
 # ---------------------------------------------------------------------- the app
 
 
@@ -381,20 +186,32 @@ def create_app(
     *,
     level: str | None = None,
     bot_processes: int | None = None,
+    hint_processes: int = 1,
     hint_time: float | None = None,
     idle_s: float = 120.0,
     move_slots: int = 4,
+    bot_delay: float = 0.35,
+    bot_jitter: float = 0.25,
+    purge_unplayed_after: float = 3600.0,
+    purge_abandoned_after: float = 30 * 86400.0,
+    limits: Limits | None = None,
+    host: str = "127.0.0.1",
+    extra_hosts: Iterable[str] = (),
+    warm: bool = True,
     store: Store | None = None,
 ) -> Starlette:
     """The Lockup server app storing games in ``db`` (an SQLAlchemy URL).
 
-    ``level`` is the bots' level for a game that names none (default: ``normal``, or
-    ``random`` until the bots provide ``normal``). ``move_slots``: how many games may make
-    a bot's move at once (see :class:`GameService`). ``store`` may be an already opened
+    ``level`` is the bots' level for a game that names none (default: ``normal``).
+    ``move_slots``: how many games may make a bot's move at once; ``bot_delay`` and
+    ``bot_jitter``: how long a bot's card is held (see :class:`GameService`); ``limits``:
+    what one client may ask; ``host`` and ``extra_hosts``: the ``Host`` names answered
+    (see :mod:`lockup.server.security`); ``warm``: start the bot workers and load the
+    expert's search at start-up, in the background. ``store`` may be an already opened
     :class:`Store` for ``db``.
     """
     the_store = store or Store(db)
-    pool = BotPool(processes=bot_processes)
+    pool = BotPool(processes=bot_processes, hint_processes=hint_processes)
     service = GameService(
         the_store,
         pool,
@@ -402,31 +219,60 @@ def create_app(
         hint_time=hint_time,
         idle_s=idle_s,
         bot_slots=move_slots,
+        bot_delay=bot_delay,
+        bot_jitter=bot_jitter,
+        purge_unplayed_after=purge_unplayed_after,
+        purge_abandoned_after=purge_abandoned_after,
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await the_store.start()
+        tokens = Tokens(await the_store.secret())
+        app.state.players = Players(tokens, lambda t: _known_player(the_store, t))
         await service.start()
+        warming = asyncio.create_task(_warm(pool)) if warm else None
         try:
             yield
         finally:
+            if warming is not None:
+                warming.cancel()
             await service.close()
             pool.close()
             await the_store.close()
 
     routes: list[BaseRoute] = [
-        Route("/", _page("index.html", "table")),
-        Route("/rules", _page("rules.html", "rules")),
-        Route("/help", _page("help.html", "help")),
+        Route("/", _page("index.html")),
+        Route("/rules", _page("rules.html")),
+        Route("/help", _page("help.html")),
         Route("/healthz", healthz),
+        Route("/api/options", api_options, methods=["GET"]),
         Route("/api/game", api_game, methods=["GET"]),
         Route("/api/games", api_new_game, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record, methods=["GET"]),
         WebSocketRoute("/ws", ws_endpoint),
-        Mount("/static", app=_Static(directory=STATIC_DIR, check_dir=False), name="static"),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    hosts = allowed_hosts(host, extra_hosts)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(SecurityMiddleware, hosts=hosts)],
+    )
     app.state.service = service
     app.state.store = the_store
+    app.state.guards = Guards(limits or Limits())
     return app
+
+
+async def _known_player(store: Store, token: str) -> bool:
+    return await store.player_game(token) is not None
+
+
+async def _warm(pool: BotPool) -> None:
+    try:
+        await pool.warm_up()
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:  # the first expert move warms it instead
+        log.warning("warming the bot workers failed: %r", e)

@@ -49,6 +49,77 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "keeps a person's card quicker under load, more plays bots faster (default 4)",
     )
     p.add_argument(
+        "--hint-processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes for hints, apart from the bots' and at a lower CPU priority; "
+        "at most 2 hints per worker are under way, more are refused (default 1)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.35,
+        metavar="SECONDS",
+        help="a bot's card leaves the server this long after its turn began, plus the jitter, "
+        "however quickly the bot decided: the time says nothing of its hand (default 0.35)",
+    )
+    p.add_argument(
+        "--bot-jitter",
+        type=float,
+        default=0.25,
+        metavar="SECONDS",
+        help="up to this much more, at random, for each bot card (default 0.25)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers besides localhost, 127.0.0.1, ::1 and --host "
+        "(repeat it for several; '*' for any). Others get 400",
+    )
+    p.add_argument(
+        "--new-games-per-player",
+        default="10/60",
+        metavar="BURST/SECONDS",
+        help="new games one player may start: BURST at once, BURST per SECONDS after "
+        "(default 10/60; 0: no limit). More get 429",
+    )
+    p.add_argument(
+        "--new-games-per-address",
+        default="30/60",
+        metavar="BURST/SECONDS",
+        help="new games one client address may start (default 30/60; 0: no limit)",
+    )
+    p.add_argument(
+        "--hints-per-player",
+        default="6/30",
+        metavar="BURST/SECONDS",
+        help="hints one player may ask, one at a time (default 6/30; 0: no limit)",
+    )
+    p.add_argument(
+        "--messages-per-connection",
+        default="60/10",
+        metavar="BURST/SECONDS",
+        help="WebSocket messages one connection may send (default 60/10; 0: no limit)",
+    )
+    p.add_argument(
+        "--purge-unplayed-after",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="delete stored games in which no card was played after this long (default "
+        "3600; 0: never)",
+    )
+    p.add_argument(
+        "--purge-abandoned-after",
+        type=float,
+        default=30 * 86400.0,
+        metavar="SECONDS",
+        help="delete unfinished games with no move for this long (default 30 days; 0: never)",
+    )
+    p.add_argument(
         "--hint-time",
         type=float,
         default=None,
@@ -67,9 +138,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .app import MAX_MESSAGE, create_app
+    from .app import create_app
+    from .limits import Rate
+    from .protocol import MAX_MESSAGE
     from .session import available_levels
     from .store import Store, StoreError
+    from .websocket import Limits
 
     def fail(reason: str) -> int:
         print(f"lockup serve: {reason}", file=sys.stderr)
@@ -86,6 +160,20 @@ def _serve(args: argparse.Namespace) -> int:
         return fail("--move-slots must be at least 1")
     if args.hint_time is not None and not 0 < args.hint_time <= 60:
         return fail("--hint-time must be more than 0 and at most 60 seconds")
+    if args.hint_processes < 1:
+        return fail("--hint-processes must be at least 1")
+    for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
+        if not getattr(args, name) >= 0:
+            return fail(f"--{name.replace('_', '-')} must be 0 or more")
+    try:
+        limits = Limits(
+            messages=Rate.parse(args.messages_per_connection),
+            hints=Rate.parse(args.hints_per_player),
+            new_games_player=Rate.parse(args.new_games_per_player),
+            new_games_address=Rate.parse(args.new_games_per_address),
+        )
+    except ValueError as e:
+        return fail(str(e))
     store = Store(args.db)
     try:
         store.open()
@@ -96,8 +184,16 @@ def _serve(args: argparse.Namespace) -> int:
         args.db,
         level=args.level,
         bot_processes=args.bot_processes,
+        hint_processes=args.hint_processes,
         hint_time=args.hint_time,
         move_slots=args.move_slots,
+        bot_delay=args.bot_delay,
+        bot_jitter=args.bot_jitter,
+        purge_unplayed_after=args.purge_unplayed_after,
+        purge_abandoned_after=args.purge_abandoned_after,
+        limits=limits,
+        host=args.host,
+        extra_hosts=args.allowed_host,
         store=store,
     )
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

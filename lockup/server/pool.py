@@ -1,9 +1,11 @@
 """The bot worker pool: computer players think off the event loop.
 
 Cheap levels (``random``, ``easy``, ``normal``: well under a millisecond a card) think in a
-small thread pool. The ``expert`` (a search of a tenth of a second and more), any other level
-and the hint think in a pool of worker processes, so a long search never holds the server's
-event loop (nor its GIL): one game's expert never stalls another game.
+small thread pool. The ``expert`` (a search of a tenth of a second and more) and any other
+level think in a pool of worker processes, so a long search never holds the server's event
+loop (nor its GIL): one game's expert never stalls another game. Hints think in a pool of
+their own, at a lower CPU priority and with a bounded queue, so no number of hints ever
+delays a bot.
 
 Each worker keeps one bot per level and asks it for a card with the seat's
 :class:`~lockup.engine.SeatView` only, so workers are shared by every game and every seat.
@@ -24,7 +26,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..cards import Card, card_str, cards_of
+from ..cards import Card, cards_of
 from ..engine import SeatView
 
 log = logging.getLogger("lockup.server")
@@ -53,53 +55,12 @@ def choose_card(level: str, view: SeatView) -> Card:
     return int(_bot_for(level).choose(view))
 
 
-def hint_available() -> bool:
-    """Whether :func:`lockup.bots.hint` exists (the expert's values of legal cards)."""
+def hint_values(view: SeatView, time_limit: float | None) -> dict[Card, float]:
+    """The expert's value of each legal card (runs in a hint worker); ``time_limit`` None
+    leaves the budget to :func:`lockup.bots.hint`."""
     from .. import bots
 
-    return callable(getattr(bots, "hint", None))
-
-
-def hint_values(view: SeatView, time_limit: float | None) -> dict[str, Any]:
-    """The expert's value of each legal card (runs in a worker); ``time_limit`` None
-    leaves the budget to :func:`lockup.bots.hint`.
-
-    Answers ``{"values": [{"card": "QD", "value": 1.7}, ...], "best": "QD", "unit": ...}``
-    from whatever :func:`lockup.bots.hint` returns: a mapping card -> value, a list of
-    (card, value) pairs, or an object or mapping with ``values`` (and ``best``, ``unit``).
-    """
-    from .. import bots
-
-    raw: Any = bots.hint(view, time_limit=time_limit)
-    unit = "tricks"
-    best: Any = None
-    values: Any = raw
-    if isinstance(raw, dict) and "values" in raw:
-        values, best, unit = raw["values"], raw.get("best"), raw.get("unit", unit)
-    elif hasattr(raw, "values") and not isinstance(raw, dict):
-        values = raw.values
-        best = getattr(raw, "best", None)
-        unit = getattr(raw, "unit", unit)
-    pairs: list[tuple[Any, Any]]
-    if isinstance(values, dict):
-        pairs = list(values.items())
-    else:
-        pairs = []
-        for item in values:
-            if isinstance(item, dict):
-                pairs.append((item["card"], item["value"]))
-            else:
-                pairs.append((item[0], item[1]))
-    out: list[dict[str, Any]] = []
-    for card, value in pairs:
-        code = card_str(card) if isinstance(card, int) else str(card)
-        out.append({"card": code, "value": round(float(value), 3)})
-    out.sort(key=lambda d: -float(d["value"]))
-    if best is None and out:
-        best = out[0]["card"]
-    elif isinstance(best, int):
-        best = card_str(best)
-    return {"values": out, "best": best, "unit": str(unit)}
+    return {int(c): float(v) for c, v in bots.hint(view, time_limit=time_limit).items()}
 
 
 def choose_cards(requests: list[tuple[str, SeatView]]) -> list[tuple[bool, Any]]:
@@ -166,8 +127,12 @@ class _Batcher:
         job.add_done_callback(finished)
 
 
-def _watch_parent(parent: int) -> None:
-    """Worker process start: exit as soon as the server process is gone (even killed)."""
+def _watch_parent(parent: int, niceness: int = 0) -> None:
+    """Worker process start: exit as soon as the server process is gone (even killed);
+    ``niceness`` lowers the worker's CPU priority (hint workers yield to bots)."""
+    if niceness:
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
 
     def watch() -> None:
         while True:
@@ -179,50 +144,88 @@ def _watch_parent(parent: int) -> None:
 
 
 def _warm() -> int:
-    """Import the bots in a fresh worker process."""
-    from .. import bots  # noqa: F401
+    """Import the bots in a fresh worker process and load the expert's compiled search."""
+    from .. import bots
 
+    bots.warm_up()
     return os.getpid()
 
 
-class BotPool:
-    """Threads for cheap levels, processes for the rest; created lazily.
+class HintsBusy(Exception):
+    """Every hint worker is busy and the queue is full: ask again later."""
 
-    ``processes`` is the size of the process pool (default: the number of CPUs, at most 4).
-    """
 
-    def __init__(self, processes: int | None = None, threads: int = 1) -> None:
-        self.processes = processes or max(1, min(4, os.cpu_count() or 1))
-        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lockup-bot")
-        self._batcher = _Batcher(self._threads)
+HINT_NICENESS = 10
+"""Hint workers run at this lower CPU priority, so bots' moves come first."""
+
+
+class _ProcessPool:
+    """A lazily started pool of spawned worker processes that restarts once if one dies."""
+
+    def __init__(self, size: int, niceness: int, name: str) -> None:
+        self.size = size
+        self.niceness = niceness
+        self.name = name
         self._procs: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def _process_pool(self) -> ProcessPoolExecutor:
+    def executor(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._procs is None:
                 # spawn, not fork: the server has threads (database, bots) running.
-                ctx = multiprocessing.get_context("spawn")
                 self._procs = ProcessPoolExecutor(
-                    max_workers=self.processes,
-                    mp_context=ctx,
+                    max_workers=self.size,
+                    mp_context=multiprocessing.get_context("spawn"),
                     initializer=_watch_parent,
-                    initargs=(os.getpid(),),
+                    initargs=(os.getpid(), self.niceness),
                 )
             return self._procs
 
-    async def _submit(self, executor: Executor, fn: Any, *args: Any) -> Any:
+    async def run(self, fn: Any, *args: Any) -> Any:
         loop = asyncio.get_running_loop()
+        executor = self.executor()
         try:
             return await loop.run_in_executor(executor, fn, *args)
         except BrokenProcessPool:
             # A worker died (killed, out of memory): start a fresh pool and retry once.
-            log.warning("a bot worker process died; starting a new pool")
+            log.warning("a %s worker process died; starting a new pool", self.name)
             with self._lock:
                 if self._procs is executor:
                     self._procs = None
             executor.shutdown(wait=False, cancel_futures=True)
-            return await loop.run_in_executor(self._process_pool(), fn, *args)
+            return await loop.run_in_executor(self.executor(), fn, *args)
+
+    async def warm_up(self) -> None:
+        loop = asyncio.get_running_loop()
+        executor = self.executor()
+        await asyncio.gather(*(loop.run_in_executor(executor, _warm) for _ in range(self.size)))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._procs is not None:
+                self._procs.shutdown(wait=False, cancel_futures=True)
+                self._procs = None
+
+
+class BotPool:
+    """Threads for cheap levels, processes for the rest, and separate processes for hints.
+
+    ``processes``: bot worker processes (default: the number of CPUs, at most 4).
+    ``hint_processes``: hint worker processes (default 1), at a lower CPU priority; at most
+    ``2 * hint_processes`` hints are under way at once and more are refused
+    (:class:`HintsBusy`), so hints never queue without end and bots never wait behind them.
+    """
+
+    def __init__(
+        self, processes: int | None = None, threads: int = 1, hint_processes: int = 1
+    ) -> None:
+        self.processes = processes or max(1, min(4, os.cpu_count() or 1))
+        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lockup-bot")
+        self._batcher = _Batcher(self._threads)
+        self._bots = _ProcessPool(self.processes, 0, "bot")
+        self._hints = _ProcessPool(hint_processes, HINT_NICENESS, "hint")
+        self.max_hints = 2 * hint_processes
+        self.hints_under_way = 0
 
     async def choose(self, level: str, view: SeatView) -> Card:
         """The card ``level``'s bot plays for ``view.seat``.
@@ -234,7 +237,7 @@ class BotPool:
             if level in THREAD_LEVELS:
                 card = await self._batcher.choose(level, view)
             else:
-                card = await self._submit(self._process_pool(), choose_card, level, view)
+                card = await self._bots.run(choose_card, level, view)
         except Exception as e:  # a bot's bug must not stop the game
             log.error("bot %s failed: %r; playing a random legal card", level, e)
             card = None
@@ -245,27 +248,25 @@ class BotPool:
             card = legal[random.SystemRandom().randrange(len(legal))]
         return card
 
-    async def hint(self, view: SeatView, time_limit: float | None) -> dict[str, Any]:
-        """The expert's values of ``view``'s legal cards (see :func:`hint_values`)."""
-        result: dict[str, Any] = await self._submit(
-            self._process_pool(), hint_values, view, time_limit
-        )
+    async def hint(self, view: SeatView, time_limit: float | None) -> dict[Card, float]:
+        """The expert's values of ``view``'s legal cards (see :func:`hint_values`); raises
+        :class:`HintsBusy` when the hint workers are all taken."""
+        if self.hints_under_way >= self.max_hints:
+            raise HintsBusy
+        self.hints_under_way += 1
+        try:
+            result: dict[Card, float] = await self._hints.run(hint_values, view, time_limit)
+        finally:
+            self.hints_under_way -= 1
         return result
 
     async def warm_up(self) -> None:
-        """Start the worker processes now rather than at the first bot's turn."""
-        pool = self._process_pool()
-        await asyncio.gather(
-            *(
-                asyncio.get_running_loop().run_in_executor(pool, _warm)
-                for _ in range(self.processes)
-            )
-        )
+        """Start the worker processes and load the expert's search in each now, rather than
+        at the first expert's turn or hint."""
+        await asyncio.gather(self._bots.warm_up(), self._hints.warm_up())
 
     def close(self) -> None:
         """Stop the workers (a thinking bot is abandoned)."""
         self._threads.shutdown(wait=False, cancel_futures=True)
-        with self._lock:
-            if self._procs is not None:
-                self._procs.shutdown(wait=False, cancel_futures=True)
-                self._procs = None
+        self._bots.close()
+        self._hints.close()

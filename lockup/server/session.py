@@ -19,79 +19,30 @@ import asyncio
 import json
 import logging
 import random
-import re
 import secrets
 import time
 import weakref
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import orjson
-
-from ..cards import Card, card_str, parse_card
+from ..cards import Card, card_str
 from ..engine import DEAL, DEFAULT_PLAYERS, DISCARD, PLAY, Game, Rules
 from ..record import dumps, from_record
-from .pool import BotPool, hint_available
+from .history import History
+from .limits import Slots
+from .pool import BotPool, HintsBusy
+from .protocol import ProtocolError, error_frame, event_frame, hint_frame, state_frame, to_json
 from .store import ActionRow, GameRow, Store, StoreError, WriteOp, record_of
 
 log = logging.getLogger("lockup.server")
 
-LEVELS_ALWAYS = ("random",)
-"""Levels the server accepts even if the bot registry does not list them."""
-
-OPTION_KEYS = ("target", "picture_exception", "lock_discards", "level")
-"""The options of a new game (``POST /api/games``)."""
-
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
-
-
-def to_json(obj: Any) -> str:
-    """Compact JSON text of a frame (orjson: several times faster than :mod:`json`)."""
-    return orjson.dumps(obj).decode()
-
-
-def valid_token(value: str | None) -> bool:
-    """Whether ``value`` looks like a player token the server issued."""
-    return bool(value) and _TOKEN.fullmatch(value or "") is not None
-
-
-def new_token() -> str:
-    """A fresh player token (the ``lockup_player`` cookie)."""
-    return secrets.token_urlsafe(24)
-
 
 def available_levels() -> list[str]:
-    """The bot levels a game may use: the registry's and ``random``."""
+    """The bot levels a game may use, weakest first."""
     from ..bots import LEVELS
 
-    return list(dict.fromkeys([*LEVELS, *LEVELS_ALWAYS]))
-
-
-class OptionError(ValueError):
-    """A new game's options are not valid; ``str()`` says why in plain words."""
-
-
-def parse_options(data: Any, default_level: str) -> tuple[Rules, str]:
-    """The rules and bot level of ``POST /api/games``'s body; raises :class:`OptionError`."""
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise OptionError("the body must be a JSON object of options")
-    unknown = sorted(set(data) - set(OPTION_KEYS))
-    if unknown:
-        raise OptionError(
-            f"unknown option {unknown[0]!r}: the options are {', '.join(OPTION_KEYS)}"
-        )
-    level = data.get("level", default_level)
-    levels = available_levels()
-    if level not in levels:
-        raise OptionError(f"level must be one of {', '.join(levels)}, not {level!r}")
-    try:
-        rules = Rules(**{k: v for k, v in data.items() if k != "level"})
-    except (TypeError, ValueError) as e:
-        raise OptionError(str(e)) from None
-    return rules, level
+    return list(LEVELS)
 
 
 class Subscriber(Protocol):
@@ -120,43 +71,14 @@ class Seat:
             return {"kind": "human", "player": self.player}
         return {"kind": "bot", "level": self.level}
 
+    def public(self) -> dict[str, Any]:
+        """What every player may know of the seat: who plays it, never their token."""
+        return {"kind": self.kind, "level": self.level if self.kind == "bot" else None}
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Seat:
         """A seat from the store's JSON."""
         return cls(str(data["kind"]), data.get("player"), data.get("level"))
-
-
-class ProtocolError(Exception):
-    """A refused client message: becomes an ``error`` frame; nothing has changed."""
-
-    def __init__(
-        self, code: str, reason: str, rule: str | None = None, params: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
-        self.rule = rule
-        self.params = params or {}
-
-
-def error_frame(
-    code: str,
-    reason: str,
-    version: int | None,
-    rule: str | None = None,
-    params: dict[str, Any] | None = None,
-) -> str:
-    """The JSON text of an ``error`` message."""
-    return to_json(
-        {
-            "type": "error",
-            "code": code,
-            "rule": rule,
-            "reason": reason,
-            "params": params or {},
-            "version": version,
-        }
-    )
 
 
 class GameSession:
@@ -192,8 +114,8 @@ class GameSession:
         self.closed = False
         """Set once evicted or broken: look the game up again."""
         self.subscribers: set[Subscriber] = set()
-        self.buffers: dict[int, deque[tuple[int, str]]] = {
-            s: deque(maxlen=service.buffer_size) for s in self.human_seats()
+        self.histories: dict[int, History] = {
+            s: History(service.buffer_size) for s in self.human_seats()
         }
         self.last_active = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
@@ -222,30 +144,27 @@ class GameSession:
 
     def state_frame(self, seat: int) -> str:
         """The JSON text of a ``state`` snapshot for ``seat``."""
-        return to_json(
-            {
-                "type": "state",
-                "version": self.version,
-                "players": self.names,
-                "view": self.game.view(seat).to_dict(),
-            }
-        )
+        seats = [x.public() for x in self.seats]
+        return state_frame(self.version, self.names, seats, self.game.view(seat).to_dict())
+
+    @property
+    def level(self) -> str | None:
+        """The bots' level (the first bot seat's), or None if every seat is a person's."""
+        return next((x.level for x in self.seats if x.kind == "bot"), None)
 
     def join(self, sub: Subscriber, since: int) -> None:
         """Subscribe ``sub`` and send it what it missed after version ``since``: the
-        buffered events, or one ``state`` if they are gone (or ``since`` is 0)."""
+        kept events, or one ``state`` if they are gone (or ``since`` is 0)."""
         self.last_active = time.monotonic()
-        buf = self.buffers.get(sub.seat)
-        if buf is None:
+        history = self.histories.get(sub.seat)
+        if history is None:
             raise ProtocolError("not-your-game", "You have no seat in this game.")
-        if 0 < since <= self.version and (
-            since == self.version or (buf and buf[0][0] <= since + 1)
-        ):
-            for v, text in buf:
-                if v > since:
-                    sub.send(text)
-        else:
+        missed = history.since(since, self.version)
+        if missed is None:
             sub.send(self.state_frame(sub.seat))
+        else:
+            for text in missed:
+                sub.send(text)
         self.subscribers.add(sub)
 
     def leave(self, sub: Subscriber) -> None:
@@ -255,14 +174,14 @@ class GameSession:
 
     def _publish(self, events: list[dict[str, Any]]) -> None:
         """Send stored events to every human seat's subscribers, with that seat's view."""
-        for seat in self.buffers:
+        encoded = [to_json(ev) for ev in events]
+        for seat, history in self.histories.items():
             view = to_json(self.game.view(seat).to_dict())
-            buf = self.buffers[seat]
             subs = [s for s in self.subscribers if s.seat == seat]
-            for i, ev in enumerate(events):
+            for i, ev in enumerate(encoded):
                 v = self.version + i + 1
-                text = f'{{"type":"event","version":{v},"event":{to_json(ev)},"view":{view}}}'
-                buf.append((v, text))
+                text = event_frame(v, ev, view)
+                history.add(v, text)
                 for sub in subs:
                     sub.send(text)
         self.stable_since = self.version + 1
@@ -356,17 +275,25 @@ class GameSession:
         if self._driver is None or self._driver.done():
             self._driver = asyncio.create_task(self._drive(), name=f"lockup-game-{self.id}")
 
+    @property
+    def priority(self) -> int:
+        """0 for a game in play; 1 for a game no person has played a card in yet, so that
+        a burst of new games never delays the moves of games under way."""
+        return 0 if self.seq > 1 else 1
+
     async def _drive(self) -> None:
         """Play on until a human's turn or the game's end: deals, discards, bots' cards.
 
         Each change takes one of the service's :attr:`GameService.slots` (bots think
         without one), so however many games have bots to move, a human's card never
-        queues behind all of them.
+        queues behind all of them. A bot's card is held until :meth:`GameService.bot_hold`
+        after its turn began, so how long it took says nothing of the bot's hand.
         """
         slots = self.service.slots
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                async with slots, self.lock:
+                async with slots.hold(self.priority), self.lock:
                     if self.closed or self.game.is_over:
                         return
                     if await self._server_step():
@@ -378,13 +305,15 @@ class GameSession:
                         return
                     view = g.view(seat)
                     version = self.version
-                level = who.level or "random"
-                card = await self.service.pool.choose(level, view)
-                async with slots, self.lock:
+                release_at = loop.time() + self.service.bot_hold()
+                card = await self.service.pool.choose(who.level or "random", view)
+                late = loop.time() - release_at
+                if late < 0:
+                    await asyncio.sleep(-late)
+                elif self.service.bot_delay > 0:
+                    log.debug("game %s: a bot's card came %.3f s after its hold", self.id, late)
+                async with slots.hold(self.priority), self.lock:
                     if self.closed or self.version != version:
-                        continue
-                    if self.game.why_not(card, seat) is not None:  # pragma: no cover - pool checks
-                        log.error("game %s: bot %s chose an illegal card", self.id, level)
                         continue
                     await self._apply("play", seat, card)
         except StoreError:
@@ -394,9 +323,7 @@ class GameSession:
 
     # ------------------------------------------------------------------ client requests
 
-    def _check_version(self, version: Any) -> None:
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ProtocolError("bad-message", '"version" must be the version the page shows.')
+    def _check_version(self, version: int) -> None:
         if not self.stable_since <= version <= self.version:
             raise ProtocolError(
                 "stale",
@@ -405,26 +332,16 @@ class GameSession:
                 params={"version": version, "current": self.version},
             )
 
-    async def play(self, seat: int, card_text: Any, version: Any) -> None:
+    async def play(self, seat: int, card: Card, version: int) -> None:
         """A human's card: checked by the engine, stored, then acknowledged by its event.
 
-        Raises :class:`ProtocolError` (nothing changed) for a stale version, something that
-        is not a card, or a card the rules refuse (the engine's code, rule and reason).
+        Raises :class:`ProtocolError` (nothing changed) for a stale version or a card the
+        rules refuse (the engine's code, rule and reason).
         """
         async with self.lock:
             if self.closed:
                 raise ProtocolError("no-game", "The game was reloaded: send hello again.")
             self._check_version(version)
-            if not isinstance(card_text, str):
-                raise ProtocolError("bad-message", '"card" must be a card code such as "QD".')
-            try:
-                card = parse_card(card_text)
-            except ValueError:
-                raise ProtocolError(
-                    "bad-message",
-                    f"{card_text[:20]!r} is not a card.",
-                    params={"card": card_text[:20]},
-                ) from None
             refusal = self.game.why_not(card, seat)
             if refusal is not None:
                 raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
@@ -436,8 +353,12 @@ class GameSession:
                 ) from None
         self.kick()
 
-    async def hint(self, seat: int, version: Any) -> dict[str, Any]:
-        """The expert's value of each legal card for ``seat`` (a ``hint`` message)."""
+    async def hint(self, seat: int, version: int) -> str:
+        """The ``hint`` frame for ``seat``: the expert's value of each legal card.
+
+        Raises :class:`ProtocolError`: ``stale``, the engine's refusal when no card is due
+        from the seat, or ``hint-busy`` when every hint worker is taken.
+        """
         async with self.lock:
             self._check_version(version)
             g = self.game
@@ -450,10 +371,13 @@ class GameSession:
             ):
                 raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
             view = g.view(seat)
-        if not hint_available():
-            raise ProtocolError("hint-unavailable", "Hints are not available on this server.")
-        values = await self.service.pool.hint(view, self.service.hint_time)
-        return {"type": "hint", "version": version, **values}
+        try:
+            values = await self.service.pool.hint(view, self.service.hint_time)
+        except HintsBusy:
+            raise ProtocolError(
+                "hint-busy", "The server is busy with other hints: ask again in a moment."
+            ) from None
+        return hint_frame(version, values)
 
 
 class GameService:
@@ -461,7 +385,12 @@ class GameService:
 
     ``idle_s``: a game nobody watches leaves memory after this many idle seconds (it stays
     stored). ``buffer_size``: events kept per seat for reconnecting pages. ``bot_slots``: how
-    many games may move (deal, discard, a bot's card) at once.
+    many games may move (deal, discard, a bot's card) at once. ``bot_delay`` and
+    ``bot_jitter``: a bot's card leaves the server ``bot_delay`` plus up to ``bot_jitter``
+    seconds (uniform) after its turn began, however quickly the bot decided.
+    ``purge_unplayed_after`` and ``purge_abandoned_after`` (seconds; 0: never): stored
+    games in which no card was played, and unfinished games with no move, are deleted
+    after that long.
     """
 
     def __init__(
@@ -474,6 +403,11 @@ class GameService:
         idle_s: float = 120.0,
         buffer_size: int = 200,
         bot_slots: int = 4,
+        bot_delay: float = 0.35,
+        bot_jitter: float = 0.25,
+        purge_unplayed_after: float = 3600.0,
+        purge_abandoned_after: float = 30 * 86400.0,
+        purge_every: float = 600.0,
     ) -> None:
         self.store = store
         self.pool = pool
@@ -481,8 +415,13 @@ class GameService:
         self.hint_time = hint_time
         self.idle_s = idle_s
         self.buffer_size = buffer_size
+        self.bot_delay = bot_delay
+        self.bot_jitter = bot_jitter
+        self.purge_unplayed_after = purge_unplayed_after
+        self.purge_abandoned_after = purge_abandoned_after
+        self.purge_every = purge_every
         self.rng = random.SystemRandom()
-        self.slots = asyncio.Semaphore(bot_slots)
+        self.slots = Slots(bot_slots)
         """How many games may make a server or bot move at once (humans need none)."""
         self.sessions: dict[str, GameSession] = {}
         self._loading: dict[str, asyncio.Future[GameSession | None]] = {}
@@ -491,8 +430,14 @@ class GameService:
             weakref.WeakValueDictionary()
         )
 
+    def bot_hold(self) -> float:
+        """How long after its turn began a bot's card is sent (see the class)."""
+        if self.bot_jitter <= 0:
+            return self.bot_delay
+        return self.bot_delay + self.rng.uniform(0.0, self.bot_jitter)
+
     async def start(self) -> None:
-        """Start evicting idle games."""
+        """Start evicting idle games and purging stored ones."""
         self._sweeper = asyncio.create_task(self._sweep(), name="lockup-sweeper")
 
     async def close(self) -> None:
@@ -510,9 +455,32 @@ class GameService:
             del self.sessions[session.id]
 
     async def _sweep(self) -> None:
+        next_purge = time.monotonic()
         while True:
-            await asyncio.sleep(max(1.0, min(10.0, self.idle_s / 4)))
             self.evict_idle()
+            if self.purge_every > 0 and time.monotonic() >= next_purge:
+                next_purge = time.monotonic() + self.purge_every
+                await self.purge()
+            await asyncio.sleep(max(1.0, min(10.0, self.idle_s / 4)))
+
+    async def purge(self) -> tuple[int, int]:
+        """Delete stored games never played and games abandoned (see the class); how many
+        of each. Games in memory are kept."""
+        if self.purge_unplayed_after <= 0 and self.purge_abandoned_after <= 0:
+            return 0, 0
+        never = 100 * 365 * 86400.0
+        try:
+            counts = await self.store.purge(
+                unplayed_after=self.purge_unplayed_after or never,
+                abandoned_after=self.purge_abandoned_after or never,
+                keep=set(self.sessions),
+            )
+        except StoreError as e:
+            log.error("purging old games failed: %s", e)
+            return 0, 0
+        if any(counts):
+            log.info("purged %d games never played and %d abandoned", *counts)
+        return counts
 
     def evict_idle(self) -> int:
         """Evict games nobody watches that have been idle long enough; how many."""
@@ -571,8 +539,11 @@ class GameService:
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
         return s
 
-    async def current(self, player: str) -> GameSession:
-        """The game ``player`` plays now; a new one (default options) if none.
+    async def current(
+        self, player: str, before_new: Callable[[], None] | None = None
+    ) -> GameSession:
+        """The game ``player`` plays now; a new one (default options) if none, after
+        ``before_new()`` (which may raise to refuse it).
 
         Two requests at once (the page's ``/api/game`` and its ``hello``) find one game.
         """
@@ -585,11 +556,14 @@ class GameService:
                 s = await self.get(game_id)
                 if s is not None and s.seat_of(player) is not None:
                     return s
+            if before_new is not None:
+                before_new()
             return await self.new_game(player, Rules(), self.default_level)
 
     async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:
         """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
-        hand is dealt (server rng) and everything is stored before this returns."""
+        hand is dealt (server rng) and everything is stored before this returns. It waits
+        for a slot behind the moves of games already dealt."""
         game_id = secrets.token_urlsafe(9)
         game = Game(rules, dealer=self.rng.randrange(4))
         seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
@@ -599,7 +573,7 @@ class GameService:
         create = Store.op_create_game(header, [], [player])
         deck = list(range(52))
         self.rng.shuffle(deck)
-        async with s.lock:
+        async with self.slots.hold(2), s.lock:  # after moves of games already dealt
             await s._apply(
                 "deal",
                 game.dealer,

@@ -1,0 +1,256 @@
+"""The game WebSocket ``/ws``: one :class:`Connection` per page.
+
+Frames are parsed by :mod:`lockup.server.protocol`; a refused frame gets an ``error``
+frame, the socket stays open and nothing changes. What one connection may ask is bounded:
+messages per second, one hint at a time and hints per player (:class:`Limits`), frames
+queued for a client that does not read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from .limits import Rate, RateLimiter
+from .protocol import (
+    PONG,
+    Hello,
+    Hint,
+    Ping,
+    Play,
+    ProtocolError,
+    error_of,
+    parse_client,
+)
+from .security import same_origin
+from .session import GameService, GameSession
+
+log = logging.getLogger("lockup.server")
+
+MAX_QUEUED = 2000
+"""A connection with this many unsent frames is too slow and is closed."""
+
+
+@dataclass
+class Limits:
+    """What one client may ask (see docs/server.md, "Limits")."""
+
+    messages: Rate = field(default_factory=lambda: Rate(60, 1 / 6))
+    """Messages per connection: 60 at once, then 6 a second."""
+    hints: Rate = field(default_factory=lambda: Rate(6, 5.0))
+    """Hints per player: 6 at once, then one every 5 seconds."""
+    new_games_player: Rate = field(default_factory=lambda: Rate(10, 6.0))
+    """New games per player: 10 at once, then one every 6 seconds."""
+    new_games_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """New games per client address: 30 at once, then one every 2 seconds."""
+
+
+class Guards:
+    """The rate limiters of one server, shared by every connection and request."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.hints = RateLimiter(limits.hints)
+        self.new_games_player = RateLimiter(limits.new_games_player)
+        self.new_games_address = RateLimiter(limits.new_games_address)
+
+    def new_game(self, player: str, address: str) -> None:
+        """Spend one new game of ``player`` at ``address``; raises ``rate-limited``."""
+        wait = max(self.new_games_address.take(address), self.new_games_player.take(player))
+        if wait > 0:
+            raise rate_limited("new games", wait)
+
+
+def rate_limited(what: str, wait: float) -> ProtocolError:
+    """A ``rate-limited`` error saying when to try again."""
+    seconds = max(1, round(wait + 0.5))
+    return ProtocolError(
+        "rate-limited",
+        f"Too many {what}: try again in {seconds} s.",
+        params={"retry_after": seconds},
+    )
+
+
+class Connection:
+    """One WebSocket: its player, its game and seat, and a queue of frames to send."""
+
+    def __init__(self, ws: WebSocket, player: str | None, limits: Limits) -> None:
+        self.ws = ws
+        self.player = player
+        self.seat = -1
+        self.session: GameSession | None = None
+        self.hint_task: asyncio.Task[None] | None = None
+        self.messages = RateLimiter(limits.messages, max_keys=1)
+        self.refused = 0
+        """Messages refused as malformed (logged once, counted at the end)."""
+        self._queue: asyncio.Queue[str | int] = asyncio.Queue()
+        self._closed = False
+        self._told_rate = 0.0
+
+    def send(self, text: str) -> None:
+        """Queue a frame (a slow client with too many queued frames is disconnected)."""
+        if self._closed:
+            return
+        if self._queue.qsize() >= MAX_QUEUED:
+            log.warning("closing a connection that does not keep up")
+            self.close(1008)
+            return
+        self._queue.put_nowait(text)
+
+    def close(self, code: int) -> None:
+        """Close the WebSocket after the frames already queued."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put_nowait(code)
+
+    def error(self, e: ProtocolError) -> None:
+        """Send an ``error`` frame for a refused message."""
+        version = self.session.version if self.session is not None else None
+        self.send(error_of(e, version))
+
+    async def run_sender(self) -> None:
+        """Send queued frames in order until closed."""
+        try:
+            while True:
+                item = await self._queue.get()
+                if isinstance(item, int):
+                    await self.ws.close(code=item)
+                    return
+                await self.ws.send_text(item)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return
+
+
+def _service(ws: WebSocket) -> GameService:
+    service: GameService = ws.app.state.service
+    return service
+
+
+async def ws_endpoint(ws: WebSocket) -> None:
+    """``/ws``: the game protocol of docs/web-protocol.md."""
+    origin = ws.headers.get("origin")
+    if origin is not None and not same_origin(origin, ws.headers.get("host", "")):
+        await ws.close(code=1008)  # before accept: the handshake is refused with 403
+        return
+    await ws.accept()
+    player = await ws.app.state.players.known(ws.cookies.get("lockup_player"))
+    conn = Connection(ws, player, ws.app.state.guards.limits)
+    sender = asyncio.create_task(conn.run_sender())
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            await _handle(conn, message.get("text", message.get("bytes")))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        if conn.refused > 1:
+            log.warning("a connection sent %d malformed messages", conn.refused)
+        if conn.session is not None:
+            conn.session.leave(conn)
+        if conn.hint_task is not None:
+            conn.hint_task.cancel()
+        conn.close(1000)
+        if ws.application_state == WebSocketState.DISCONNECTED or sender.done():
+            sender.cancel()
+        else:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(sender, 2.0)
+
+
+async def _handle(conn: Connection, text: Any) -> None:
+    """Answer one client message; a refused one gets an ``error`` and changes nothing."""
+    loop = asyncio.get_running_loop()
+    wait = conn.messages.take("")
+    if wait > 0:
+        if loop.time() - conn._told_rate >= 1.0:  # say it at most once a second
+            conn._told_rate = loop.time()
+            conn.error(rate_limited("messages", wait))
+        return
+    try:
+        msg = parse_client(text)
+        if isinstance(msg, Ping):
+            conn.send(PONG)
+        elif isinstance(msg, Hello):
+            await _hello(conn, msg)
+        elif isinstance(msg, Play):
+            await _joined(conn).play(conn.seat, msg.card, msg.version)
+        elif isinstance(msg, Hint):
+            _start_hint(conn, msg)
+    except ProtocolError as e:
+        if e.code == "bad-message":
+            conn.refused += 1
+            if conn.refused == 1:
+                log.warning("refused a malformed message: %s", e.reason)
+        conn.error(e)
+    except Exception as e:  # a bug: one line, the connection goes on
+        log.error("a message failed: %r", e)
+        conn.error(ProtocolError("server-error", "The server could not handle the message."))
+
+
+def _joined(conn: Connection) -> GameSession:
+    if conn.session is None:
+        raise ProtocolError("no-game", 'Send {"type": "hello", "game": id} first.')
+    return conn.session
+
+
+async def _hello(conn: Connection, msg: Hello) -> None:
+    if conn.player is None:
+        raise ProtocolError(
+            "not-your-game", "No player cookie: open the page first to get one.", params={}
+        )
+    service = _service(conn.ws)
+    guards: Guards = conn.ws.app.state.guards
+    address = conn.ws.client.host if conn.ws.client else ""
+    player = conn.player
+    for _ in range(3):
+        if msg.game is None:
+            session = await service.current(player, lambda: guards.new_game(player, address))
+        else:
+            found = await service.get(msg.game)
+            if found is None:
+                raise ProtocolError("no-game", "There is no such game.", params={"game": msg.game})
+            session = found
+        seat = session.seat_of(player)
+        if seat is None:
+            raise ProtocolError("not-your-game", "You have no seat in this game.")
+        async with session.lock:
+            if session.closed:
+                continue
+            if conn.session is not None:
+                conn.session.leave(conn)
+            conn.seat = seat
+            conn.session = session
+            session.join(conn, msg.since)
+            return
+    raise ProtocolError("server-error", "The game could not be loaded; try again.")
+
+
+def _start_hint(conn: Connection, msg: Hint) -> None:
+    session = _joined(conn)
+    if conn.hint_task is not None and not conn.hint_task.done():
+        raise ProtocolError("hint-busy", "A hint is already being worked out for you.")
+    guards: Guards = conn.ws.app.state.guards
+    assert conn.player is not None
+    wait = guards.hints.take(conn.player)
+    if wait > 0:
+        raise rate_limited("hints", wait)
+    conn.hint_task = asyncio.create_task(_hint(conn, session, msg.version))
+
+
+async def _hint(conn: Connection, session: GameSession, version: int) -> None:
+    try:
+        conn.send(await session.hint(conn.seat, version))
+    except ProtocolError as e:
+        conn.error(e)
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:
+        log.error("hint failed: %r", e)
+        conn.error(ProtocolError("hint-unavailable", "The hint could not be computed."))
