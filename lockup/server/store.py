@@ -10,6 +10,10 @@ The SQL is plain SQLAlchemy Core (no dialect-specific statements), so a PostgreS
 works as well as SQLite. Every database call runs on one worker thread, off the event
 loop; writes are grouped: all the rows queued while one transaction commits go into the
 next one (group commit), so many games at once cost few commits.
+
+The schema is managed by Alembic (``lockup/server/migrations``): :meth:`Store.open`
+upgrades the database to the newest revision, an SQLite file of before Alembic included.
+An SQLite file is used by one :class:`Store` at a time (a lock file beside it).
 """
 
 from __future__ import annotations
@@ -18,31 +22,50 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import Callable, Sequence
+import os
+import secrets
+import sys
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import (
     Column,
+    ColumnElement,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    and_,
     create_engine,
+    delete,
     event,
+    exists,
+    func,
+    inspect,
+    or_,
     select,
     update,
 )
 from sqlalchemy.engine import URL, Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from ..record import FORMAT
+
+if sys.platform != "win32":
+    import fcntl
 
 log = logging.getLogger("lockup.server")
 
@@ -54,6 +77,7 @@ players_table = Table(
     Column("id", String(64), primary_key=True),
     Column("game_id", String(32), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_players_game_id", "game_id"),
 )
 """A player known by the ``lockup_player`` cookie, and the game they are playing now."""
 
@@ -68,8 +92,11 @@ games_table = Table(
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("winner", Integer, nullable=True),
     Column("record", Text, nullable=True),
+    Column("updated_at", DateTime(timezone=True), nullable=True),
+    Index("ix_games_finished_at_updated_at", "finished_at", "updated_at"),
 )
-"""A game: rules and names (JSON), who sits where (JSON), and the record once it is over."""
+"""A game: rules and names (JSON), who sits where (JSON), and the record once it is over;
+``updated_at``: when its last action was stored (for the purge)."""
 
 actions_table = Table(
     "actions",
@@ -83,6 +110,26 @@ actions_table = Table(
 )
 """One deal (``seat`` the dealer, ``data`` the deal as JSON), play or discard (``data`` the
 card code), and the game's event version after it."""
+
+settings_table = Table(
+    "settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+"""The server's own settings, e.g. ``secret:token-key`` (see :meth:`Store.secret`)."""
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+"""Alembic's script directory (``env.py``, ``versions/``)."""
+
+BASE_REVISION = "0001"
+"""The revision of a database made before Alembic: the tables of 0001, no ``alembic_version``."""
+
+_BASE_TABLES = frozenset({"players", "games", "actions"})
+
+BATCH = 500
+"""At most this many ids in one ``IN (...)`` (SQLite allows a few hundred bound values in old
+versions) and one purge transaction."""
 
 
 class StoreError(RuntimeError):
@@ -165,6 +212,166 @@ def _make_engine(url: str) -> Engine:
     return engine
 
 
+def sqlite_file(url: str | URL) -> Path | None:
+    """The file an SQLite URL names (absolute), or None: another database, or in memory."""
+    parsed = check_url(url) if isinstance(url, str) else url
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    name = parsed.database or ""
+    if parsed.query.get("uri") in ("true", "1") and name.startswith("file:"):
+        if "mode=memory" in name:
+            return None
+        name = name.removeprefix("file:").split("?", 1)[0]
+    if name in ("", ":memory:"):
+        return None
+    return Path(name).resolve()
+
+
+class _FileLock:
+    """An exclusive ``flock`` on ``<database>.lock``, which holds the owner's pid.
+
+    The lock belongs to the open file: closing it, or the process ending in any way (kill -9
+    included), releases it. The file itself stays (removing it would let two processes lock
+    two different files of the same name).
+    """
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.path = db.with_name(db.name + ".lock")
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        if sys.platform == "win32":  # pragma: no cover - no flock there
+            return
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(
+                f"cannot open database {self.db}: cannot create {self.path}: {e.strerror}"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            finally:
+                os.close(fd)
+            who = "another lockup serve"
+            if owner.isdigit():
+                who += f" (pid {owner}{', this process' if int(owner) == os.getpid() else ''})"
+            raise StoreError(f"{who} is using {self.db}; stop it or choose another --db") from None
+        except OSError as e:
+            os.close(fd)
+            raise StoreError(f"cannot lock {self.path}: {e.strerror}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        self.fd = fd
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is None:
+            return
+        try:
+            os.ftruncate(fd, 0)
+        except OSError:  # pragma: no cover
+            pass
+        os.close(fd)  # releases the lock
+
+
+# ---------------------------------------------------------------------- schema migrations
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration for Lockup's migrations, built in code (no alembic.ini);
+    with ``connection``, the migrations run on it (see ``migrations/env.py``)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str:
+    """The newest schema revision."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:  # pragma: no cover - the package ships its revisions
+        raise StoreError(f"no schema revisions in {MIGRATIONS}")
+    return head
+
+
+def schema_revision(conn: Connection) -> str | None:
+    """The revision ``alembic_version`` records: None for an empty database, and for one
+    made before Alembic (see :func:`is_pre_alembic`)."""
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def is_pre_alembic(conn: Connection) -> bool:
+    """Whether the database has Lockup's first tables but no ``alembic_version`` (made by a
+    Lockup from before Alembic): it is at revision 0001."""
+    tables = set(inspect(conn).get_table_names())
+    return "alembic_version" not in tables and _BASE_TABLES <= tables
+
+
+def upgrade_schema(conn: Connection, revision: str = "head") -> tuple[str | None, str | None]:
+    """Upgrade the database ``conn`` is on (in a transaction the caller commits) to
+    ``revision``; returns the revisions before and after.
+
+    A database made before Alembic is stamped :data:`BASE_REVISION` first (and reported so);
+    one that has only some of those tables is refused with :class:`StoreError`.
+    """
+    tables = set(inspect(conn).get_table_names())
+    config = alembic_config(conn)
+    if "alembic_version" not in tables:
+        ours = tables & _BASE_TABLES
+        if ours == _BASE_TABLES:
+            command.stamp(config, BASE_REVISION)
+        elif ours:
+            raise StoreError(
+                f"it has some of lockup's tables ({', '.join(sorted(ours))}) but not all, and "
+                "no alembic_version: it was not made by lockup"
+            )
+    before = schema_revision(conn)
+    command.upgrade(config, revision)
+    return before, schema_revision(conn)
+
+
+def _migrate(engine: Engine, revision: str = "head") -> tuple[str | None, str | None]:
+    """Upgrade the database in one transaction: all of it, or nothing of it.
+
+    SQLite: foreign keys off meanwhile (a batch ALTER copies and drops tables), and an
+    explicit ``BEGIN IMMEDIATE`` so the DDL is inside the transaction too (the driver on
+    its own begins transactions only before DML).
+    """
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as conn:
+            return upgrade_schema(conn, revision)
+    with engine.connect() as conn:
+        dbapi = conn.connection.driver_connection
+        assert dbapi is not None
+        conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        conn.commit()
+        level = dbapi.isolation_level
+        dbapi.isolation_level = None
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            try:
+                result = upgrade_schema(conn, revision)
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+        finally:
+            dbapi.isolation_level = level
+            conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+            conn.commit()
+    return result
+
+
+def _chunks(items: Sequence[str], size: int = BATCH) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
 WriteOp = Callable[[Connection], None]
 
 
@@ -174,6 +381,13 @@ class _Write:
 
     ops: tuple[WriteOp, ...]
     rows: list[dict[str, Any]]
+
+
+def _touch(conn: Connection, game_ids: Sequence[str]) -> None:
+    """Set ``updated_at`` of these games to now."""
+    now = _now()
+    for ids in _chunks(game_ids):
+        conn.execute(update(games_table).where(games_table.c.id.in_(ids)).values(updated_at=now))
 
 
 def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str, Any]]:
@@ -206,21 +420,48 @@ class Store:
         self._writer_conn: Connection | None = None
         self.commits = 0
         """How many transactions :meth:`write` has committed (for figures)."""
+        self.schema_upgrade: tuple[str | None, str | None] | None = None
+        """The revisions before and after :meth:`open` upgraded the schema (before is None
+        for a new database), or None when it was already at the newest."""
+        self._lock: _FileLock | None = None
+        self._secrets: dict[str, bytes] = {}
 
     # ------------------------------------------------------------------ life cycle
 
     def open(self) -> None:
-        """Connect and create the tables if they are missing; raises :class:`StoreError`."""
+        """Connect, and upgrade the schema to the newest revision (creating the tables in a
+        new database); raises :class:`StoreError`.
+
+        An SQLite file is locked for this store's life (``<file>.lock``, released by
+        :meth:`close` or the process ending): a second store on it, in this process or
+        another, is refused with :class:`StoreError`.
+        """
         if self.engine is not None:
             return
-        engine = _make_engine(self.url)
+        parsed = check_url(self.url)
+        path = sqlite_file(parsed)
+        lock = _FileLock(path) if path is not None else None
+        if lock is not None:
+            lock.acquire()
         try:
-            metadata.create_all(engine)
-        except SQLAlchemyError as e:
-            engine.dispose()
-            orig = getattr(e, "orig", None)
-            reason = str(orig) if orig is not None else str(e)
-            raise StoreError(f"cannot open database {self.url!r}: {reason}") from None
+            engine = _make_engine(self.url)
+            try:
+                before, after = _migrate(engine)
+            except Exception as e:
+                engine.dispose()
+                if isinstance(e, StoreError):
+                    raise StoreError(f"cannot open database {self.url!r}: {e}") from None
+                orig = getattr(e, "orig", None)
+                reason = str(orig) if orig is not None else str(e)
+                raise StoreError(f"cannot open database {self.url!r}: {reason}") from None
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        if before != after:
+            self.schema_upgrade = (before, after)
+            log.info("database %s: schema upgraded from %s to %s", self.url, before, after)
+        self._lock = lock
         self.engine = engine
 
     async def start(self) -> None:
@@ -247,6 +488,9 @@ class Store:
             await loop.run_in_executor(self._executor, self.engine.dispose)
             self.engine = None
         self._executor.shutdown(wait=True)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -333,6 +577,8 @@ class Store:
             rows = [r for w in writes for r in w.rows]
             if rows:  # one statement for the whole batch's actions
                 conn.execute(actions_table.insert(), rows)
+                # and one for the times of their games (a few for a batch of many games)
+                _touch(conn, sorted({r["game_id"] for r in rows}))
         self.commits += 1
 
     # ------------------------------------------------------------------ reads
@@ -381,6 +627,118 @@ class Store:
         result: tuple[GameRow, list[ActionRow]] | None = await self._run(read)
         return result
 
+    async def count_games(self) -> int:
+        """How many games are stored."""
+
+        def read() -> int:
+            with self._engine().connect() as conn:
+                return int(conn.execute(select(func.count()).select_from(games_table)).scalar_one())
+
+        result: int = await self._run(read)
+        return result
+
+    # ------------------------------------------------------------------ settings
+
+    async def secret(self, name: str = "token-key") -> bytes:
+        """The server's secret ``name``: 32 random bytes made on the first call and kept in
+        the ``settings`` table (key ``secret:<name>``, hex), the same ever after."""
+        found = self._secrets.get(name)
+        if found is None:
+            found = self._secrets[name] = await self._run(functools.partial(self._secret, name))
+        return found
+
+    def _secret(self, name: str) -> bytes:
+        key = f"secret:{name}"
+        value = self._setting(key)
+        if value is None:
+            self._insert_setting(key, secrets.token_hex(32))
+            value = self._setting(key)  # ours, or the one another server stored first
+            if value is None:  # pragma: no cover - inserted just now
+                raise StoreError(f"the setting {key} was not stored")
+        return bytes.fromhex(value)
+
+    def _setting(self, key: str) -> str | None:
+        with self._engine().connect() as conn:
+            value = conn.execute(
+                select(settings_table.c.value).where(settings_table.c.key == key)
+            ).scalar_one_or_none()
+        return None if value is None else str(value)
+
+    def _insert_setting(self, key: str, value: str) -> bool:
+        """Store ``key`` unless it is there already; whether this call stored it."""
+        try:
+            with self._engine().begin() as conn:
+                conn.execute(settings_table.insert().values(key=key, value=value))
+        except IntegrityError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ purge
+
+    async def purge(
+        self, *, unplayed_after: float, abandoned_after: float, keep: Collection[str] = ()
+    ) -> tuple[int, int]:
+        """Delete the games nobody will come back to; returns how many (unplayed, abandoned).
+
+        *Unplayed*: no card played (only deal rows) and created more than
+        ``unplayed_after`` seconds ago. *Abandoned*: not finished and no action stored for
+        more than ``abandoned_after`` seconds (``updated_at``). A finished game is never
+        purged, nor one whose id is in ``keep`` (the games in memory). A purged game loses
+        its actions and its row, and players whose current game it was have none.
+
+        Runs on the database thread in transactions of at most :data:`BATCH` games, each
+        checking its games again, so writes go on between them.
+        """
+        now = _now()
+        g, a = games_table.c, actions_table.c
+        unfinished = g.finished_at.is_(None)
+        unplayed = and_(
+            unfinished,
+            g.created_at < now - timedelta(seconds=unplayed_after),
+            ~exists().where(a.game_id == g.id, a.kind == "play"),
+        )
+        abandoned_before = now - timedelta(seconds=abandoned_after)
+        abandoned = and_(
+            unfinished,
+            or_(
+                g.updated_at < abandoned_before,
+                and_(g.updated_at.is_(None), g.created_at < abandoned_before),
+            ),
+        )
+        counts = []
+        for cond in (unplayed, abandoned):
+            ids = await self._run(functools.partial(self._purge_candidates, cond, keep))
+            n = 0
+            for chunk in _chunks(ids):
+                n += await self._run(functools.partial(self._purge_chunk, chunk, cond))
+            counts.append(n)
+        if counts[0] or counts[1]:
+            log.info("purged %d unplayed and %d abandoned games", counts[0], counts[1])
+        return counts[0], counts[1]
+
+    def _purge_candidates(self, cond: ColumnElement[bool], keep: Collection[str]) -> list[str]:
+        with self._engine().connect() as conn:
+            ids = conn.execute(select(games_table.c.id).where(cond)).scalars().all()
+        kept = set(keep)
+        return sorted(i for i in ids if i not in kept)
+
+    def _purge_chunk(self, ids: Sequence[str], cond: ColumnElement[bool]) -> int:
+        with self._engine().begin() as conn:
+            gone = (
+                conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids), cond))
+                .scalars()
+                .all()
+            )
+            if gone:
+                conn.execute(
+                    update(players_table)
+                    .where(players_table.c.game_id.in_(gone))
+                    .values(game_id=None)
+                )
+                conn.execute(delete(actions_table).where(actions_table.c.game_id.in_(gone)))
+                conn.execute(delete(games_table).where(games_table.c.id.in_(gone)))
+        return len(gone)
+
     # ------------------------------------------------------------------ write operations
 
     @staticmethod
@@ -389,18 +747,22 @@ class Store:
     ) -> WriteOp:
         """An operation storing a new game, its first actions, and making it the current
         game of every player in ``owners``."""
+        values = _action_values(game.id, actions)
 
         def op(conn: Connection) -> None:
+            now = _now()
             conn.execute(
                 games_table.insert().values(
                     id=game.id,
                     rules=json.dumps(game.rules),
                     players=json.dumps(game.players, ensure_ascii=False),
                     seats=json.dumps(game.seats),
-                    created_at=_now(),
+                    created_at=now,
+                    updated_at=now,
                 )
             )
-            Store.op_actions(game.id, actions)(conn)
+            if values:
+                conn.execute(actions_table.insert(), values)
             for player in owners:
                 done = conn.execute(
                     update(players_table)
@@ -422,6 +784,7 @@ class Store:
         def op(conn: Connection) -> None:
             if values:
                 conn.execute(actions_table.insert(), values)
+                _touch(conn, [game_id])
 
         return op
 
@@ -430,10 +793,11 @@ class Store:
         """An operation marking a game over, with its winner and whole record."""
 
         def op(conn: Connection) -> None:
+            now = _now()
             conn.execute(
                 update(games_table)
                 .where(games_table.c.id == game_id)
-                .values(winner=winner, record=record_text, finished_at=_now())
+                .values(winner=winner, record=record_text, finished_at=now, updated_at=now)
             )
 
         return op
