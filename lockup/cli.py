@@ -37,7 +37,11 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if result.error is not None else 0
 
 
-_LAYERS = {"arena": "lockup.arena.cli", "serve": "lockup.server.cli"}
+_LAYERS = {
+    "arena": "lockup.arena.cli",
+    "serve": "lockup.server.cli",
+    "db": "lockup.server.dbcli",
+}
 """Sub-commands of the layers above the engine, and the module that registers each."""
 
 

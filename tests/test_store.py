@@ -475,3 +475,37 @@ def test_the_secret_is_made_once_and_kept(tmp_path: Path) -> None:
 
     made = _run(first, url)
     assert _run(later, url) == made
+
+
+# ---------------------------------------------------------------------- lockup db
+
+
+def test_lockup_db_current_and_upgrade(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lockup.cli import main
+
+    path = tmp_path / "lockup.sqlite"
+    url = _url(path)
+    assert main(["db", "current", "--db", url]) == 2
+    assert "no database at" in capsys.readouterr().err
+    _old_database(path, Game.new(random.Random(2)))
+    assert main(["db", "current", "--db", url]) == 0
+    assert (
+        capsys.readouterr().out
+        == f"0001 (made before Alembic, not stamped); newest {head_revision()}\n"
+    )
+    holder = Store(url)
+    holder.open()
+    assert main(["db", "upgrade", "--db", url]) == 2  # a server is using it
+    assert "another lockup serve" in capsys.readouterr().err
+    asyncio.run(holder.close())
+    assert _revision(path) == head_revision()  # the holder upgraded it on opening
+    assert main(["db", "upgrade", "--db", url]) == 0
+    assert "already at the newest revision" in capsys.readouterr().out
+    assert main(["db", "current", "--db", url]) == 0
+    assert capsys.readouterr().out == f"{head_revision()}; newest {head_revision()}\n"
+    fresh = _url(tmp_path / "fresh.sqlite")
+    assert main(["db", "upgrade", "--db", fresh]) == 0
+    assert (
+        capsys.readouterr().out
+        == f"{fresh}: upgraded from an empty database to {head_revision()}\n"
+    )

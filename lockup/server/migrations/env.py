@@ -8,6 +8,8 @@ command (developers, with the repository's ``alembic.ini``), it connects to
 
 from __future__ import annotations
 
+from logging.config import fileConfig
+
 from alembic import context
 from sqlalchemy import create_engine
 
@@ -15,6 +17,9 @@ from lockup.server.store import metadata
 
 config = context.config
 target_metadata = metadata
+
+if config.config_file_name is not None:  # the alembic command with alembic.ini
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 
 def run_offline() -> None:
