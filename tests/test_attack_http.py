@@ -7,6 +7,11 @@ unharmed: its cards acknowledged quickly, the bots moving, ``/healthz`` answerin
 
 from __future__ import annotations
 
+import contextlib
+import select
+import selectors
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -24,8 +29,6 @@ def test_harness_against_a_quiet_server(db: Path) -> None:
     """No attack: the innocent plays, bots answer, /healthz answers, logs are readable."""
     with Server(db) as server:
         innocent = Innocent(server.url, level="normal", reopen_every=2.0).start()
-        import time
-
         time.sleep(5)
         report = innocent.stop()
         print(report.summary())
@@ -33,3 +36,236 @@ def test_harness_against_a_quiet_server(db: Path) -> None:
         assert len(report.ws_opens) >= 2
         assert server.rss_kb() > 0
         assert isinstance(server.log_text(), str)
+
+
+# ---------------------------------------------------------------------- attackers
+
+MB = 1024 * 1024
+
+
+def attacker_socket(server: Server, source: str, timeout: float = 5.0) -> socket.socket:
+    """A TCP connection to the server from ``source`` (an address of 127.0.0.0/8)."""
+    s = socket.socket()
+    s.bind((source, 0))
+    s.settimeout(timeout)
+    s.connect(("127.0.0.1", server.port))
+    return s
+
+
+def read_response(s: socket.socket, timeout: float = 3.0) -> bytes:
+    """What the server sends until it closes (or ``timeout``); b"" if it reset."""
+    s.settimeout(timeout)
+    data = b""
+    with contextlib.suppress(OSError):
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+def push_until_refused(
+    s: socket.socket, head: bytes, piece: bytes, limit: int
+) -> tuple[int, bytes]:
+    """Send ``head``, then ``piece`` after ``piece`` up to ``limit`` bytes while the server
+    reads; (bytes sent, what the server answered). Stops at the first answer or close."""
+    sent = 0
+    answer = b""
+    try:
+        s.sendall(head)
+        sent += len(head)
+        while sent < limit:
+            readable, _, _ = select.select([s], [], [], 0)
+            if readable:
+                break
+            s.sendall(piece)
+            sent += len(piece)
+    except OSError:  # reset or broken pipe: the server closed while we sent
+        pass
+    answer = read_response(s, 3.0)
+    return sent, answer
+
+
+def status_of(answer: bytes) -> str:
+    """``"431"`` for b"HTTP/1.1 431 ...", ``"closed"`` for nothing."""
+    return answer.split(b" ", 2)[1].decode() if answer.startswith(b"HTTP/1.1 ") else "closed"
+
+
+# ---------------------------------------------------------------------- the attacks
+
+
+def test_huge_headers_are_refused_before_they_are_read(db: Path) -> None:
+    """Headers pushed up to 50 MB: answered 431 (or closed) after a few KB, each time; the
+    server's memory stays put and the innocent player does not notice."""
+    with Server(db) as server:
+        innocent = Innocent(server.url, level="normal").start()
+        rss_before = server.rss_kb()
+        outcomes = []
+        started = time.monotonic()
+        for i in range(10):
+            with attacker_socket(server, "127.0.0.4") as s:
+                head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
+                t0 = time.monotonic()
+                piece = b"a" * 65536 if i % 2 else b"b" * 1024  # big pieces, then small ones
+                sent, answer = push_until_refused(s, head, piece, 50 * MB)
+                outcomes.append((sent, status_of(answer), time.monotonic() - t0))
+        attack_s = time.monotonic() - started
+        time.sleep(3)  # and after it
+        rss_after = server.rss_kb()
+        report = innocent.stop()
+        log = server.log_text()
+    print(f"\nhuge headers: {outcomes}; {attack_s:.2f} s; RSS {rss_before} -> {rss_after} KiB")
+    print(report.summary())
+    for sent, status, took in outcomes:
+        assert status in ("431", "closed"), outcomes
+        assert sent < 8 * MB, f"the server read {sent} bytes of headers"
+        assert took < 5, f"refused only after {took:.1f} s"
+    assert any(status == "431" for _, status, _ in outcomes), outcomes
+    assert rss_after - rss_before < 30 * 1024, f"RSS grew {rss_before} -> {rss_after} KiB"
+    assert "max-header-bytes" in log, log
+    report.assert_unharmed()
+
+
+def test_huge_bodies_are_refused_before_they_are_read(db: Path) -> None:
+    """A POST declaring 300 MB is answered 413 at once, with none of the body sent; a
+    chunked one is answered 413 once over the limit; a slow one 408. The innocent plays on."""
+    with Server(db, "--body-timeout", "1.5") as server:
+        innocent = Innocent(server.url, level="normal").start()
+        rss_before = server.rss_kb()
+        origin = f"Origin: {server.url}\r\nContent-Type: application/json\r\n"
+        declared = []
+        for _ in range(5):
+            with attacker_socket(server, "127.0.0.5") as s:
+                t0 = time.monotonic()
+                s.sendall(
+                    b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + origin.encode()
+                    + f"Content-Length: {300 * MB}\r\n\r\n".encode()
+                )
+                answer = read_response(s, 3.0)
+                declared.append((status_of(answer), round(time.monotonic() - t0, 3)))
+        chunked = []
+        for _ in range(5):
+            with attacker_socket(server, "127.0.0.5") as s:
+                head = (
+                    b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + origin.encode()
+                    + b"Transfer-Encoding: chunked\r\n\r\n"
+                )
+                piece = b"1000\r\n" + b"x" * 4096 + b"\r\n"
+                t0 = time.monotonic()
+                sent, answer = push_until_refused(s, head, piece, 300 * MB)
+                chunked.append((sent, status_of(answer), round(time.monotonic() - t0, 3)))
+        with attacker_socket(server, "127.0.0.5") as s:  # 10 bytes of 1000, then nothing
+            t0 = time.monotonic()
+            s.sendall(
+                b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + origin.encode()
+                + b"Content-Length: 1000\r\n\r\n{"
+                + b" " * 9
+            )
+            slow = (status_of(read_response(s, 5.0)), round(time.monotonic() - t0, 2))
+        time.sleep(2)
+        rss_after = server.rss_kb()
+        report = innocent.stop()
+    print(f"\ndeclared 300 MB: {declared}\nchunked: {chunked}\nslow body: {slow}")
+    print(f"RSS {rss_before} -> {rss_after} KiB; {report.summary()}")
+    for status, took in declared:
+        assert status == "413" and took < 1.0, declared
+    for sent, status, _ in chunked:
+        assert status in ("413", "closed") and sent < 8 * MB, chunked
+    assert any(status == "413" for _, status, _ in chunked), chunked
+    assert slow[0] == "408" and 1.3 < slow[1] < 4.0, slow
+    assert rss_after - rss_before < 30 * 1024, f"RSS grew {rss_before} -> {rss_after} KiB"
+    report.assert_unharmed()
+
+
+def test_silent_and_slow_connections_lock_no_one_out(db: Path) -> None:
+    """1,000 silent connections from 127.0.0.2 and 40 slow drips from 127.0.0.3: the cap
+    per address refuses the excess at once (429), the header timeout (2 s here) closes the
+    rest, and the innocent player on 127.0.0.1 plays on, opens new WebSockets and gets
+    /healthz."""
+    timeout = 2.0
+    cap = 64
+    with Server(
+        db, "--header-timeout", str(timeout), "--max-connections-per-ip", str(cap)
+    ) as server:
+        innocent = Innocent(server.url, level="normal", reopen_every=1.0).start()
+        sel = selectors.DefaultSelector()
+        t0 = time.monotonic()
+        opened_at: dict[socket.socket, float] = {}
+        closed_at: dict[socket.socket, float] = {}
+        answers: dict[socket.socket, bytes] = {}
+        silent = []
+        for _ in range(1000):
+            s = socket.socket()
+            s.bind(("127.0.0.2", 0))
+            s.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                s.connect(("127.0.0.1", server.port))
+            silent.append(s)
+            opened_at[s] = time.monotonic()
+            sel.register(s, selectors.EVENT_READ)
+        opened_s = time.monotonic() - t0
+        drips = []
+        for _ in range(40):
+            s = attacker_socket(server, "127.0.0.3")
+            opened_at[s] = time.monotonic()
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            s.setblocking(False)
+            drips.append(s)
+            sel.register(s, selectors.EVENT_READ)
+        next_drip = time.monotonic()
+        deadline = t0 + timeout + 10
+        while len(closed_at) < len(silent) + len(drips) and time.monotonic() < deadline:
+            now = time.monotonic()
+            if now >= next_drip:  # one more header line from each open drip, every 0.3 s
+                for s in drips:
+                    if s not in closed_at:
+                        with contextlib.suppress(OSError):
+                            s.send(b"X-Drip: 1\r\n")
+                next_drip = now + 0.3
+            for key, _ in sel.select(0.05):
+                s = key.fileobj  # type: ignore[assignment]
+                try:
+                    data = s.recv(4096)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if data:
+                    answers[s] = answers.get(s, b"") + data
+                else:
+                    closed_at[s] = time.monotonic()
+                    sel.unregister(s)
+        attack_s = time.monotonic() - t0
+        time.sleep(2)  # and after it
+        report = innocent.stop()
+        log = server.log_text()
+        for s in silent + drips:
+            s.close()
+        sel.close()
+    lived = {s: closed_at.get(s, float("inf")) - opened_at[s] for s in opened_at}
+    refused = [s for s in silent if status_of(answers.get(s, b"")) == "429"]
+    held = [s for s in silent if s not in refused]
+    refused_lived = sorted(lived[s] for s in refused)
+    held_lived = sorted(lived[s] for s in held)
+    drip_lived = sorted(lived[s] for s in drips)
+    print(
+        f"\n1,000 silent connections opened in {opened_s:.2f} s: {len(refused)} refused (429) in "
+        f"{refused_lived[len(refused_lived) // 2]:.2f} s (median), the last in "
+        f"{refused_lived[-1]:.2f} s; {len(held)} held closed in {held_lived[0]:.2f} to "
+        f"{held_lived[-1]:.2f} s; 40 drips closed in {drip_lived[0]:.2f} to "
+        f"{drip_lived[-1]:.2f} s; attack {attack_s:.1f} s\n{report.summary()}"
+    )
+    assert len(refused) >= 1000 - cap, f"only {len(refused)} connections over the cap were refused"
+    assert len(held) >= cap - 2, (
+        f"only {len(held)} connections held"
+    )  # the innocent's few are not from .2
+    assert held_lived[0] > timeout - 0.5, "a held connection was closed before its time"
+    assert held_lived[-1] < timeout + 3.0, f"a silent connection lived {held_lived[-1]:.1f} s"
+    assert drip_lived[0] > timeout - 0.5, "a drip was closed before its time"
+    assert drip_lived[-1] < timeout + 3.0, f"a slow drip lived {drip_lived[-1]:.1f} s"
+    assert "max-connections-per-ip" in log and "header-timeout" in log, log
+    # A new connection waits behind the flood's in the kernel's queue: /healthz may take a
+    # second on a loaded machine, but never fails; cards and bots are not slowed.
+    report.assert_unharmed(health_p99=2.0)
+    assert len(report.ws_opens) >= 4, f"only {len(report.ws_opens)} new WebSockets opened"

@@ -132,12 +132,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=["critical", "error", "warning", "info", "debug"],
         help="how much the server logs (default info)",
     )
+    from .netguard import add_arguments
+
+    add_arguments(p)
     p.set_defaults(func=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from .app import create_app
     from .limits import Rate
     from .protocol import MAX_MESSAGE
@@ -198,10 +199,13 @@ def _serve(args: argparse.Namespace) -> int:
     )
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL)
-    uvicorn.run(
+    from .netguard import limits_from_args, serve
+
+    serve(  # uvicorn, with the limits per client of netguard.py
         app,
         host=args.host,
         port=args.port,
+        limits=limits_from_args(args),
         log_level=args.log_level,
         ws_max_size=MAX_MESSAGE * 4,
         ws_per_message_deflate=False,
