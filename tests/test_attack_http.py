@@ -303,3 +303,79 @@ def test_silent_and_slow_connections_lock_no_one_out(db: Path) -> None:
     # second on a loaded machine, but never fails; cards and bots are not slowed.
     report.assert_unharmed(health_p99=2.0)
     assert len(report.ws_opens) >= 4, f"only {len(report.ws_opens)} new WebSockets opened"
+
+
+def ws_handshake(
+    server: Server, source: str, forwarded: str | None = None
+) -> tuple[socket.socket, str]:
+    """Open a WebSocket by hand from ``source`` (with ``X-Forwarded-For: forwarded``); the
+    socket and the answer's status (``"101"`` when open, ``"closed"`` when refused at once)."""
+    s = socket.socket()
+    s.bind((source, 0))
+    s.settimeout(5)
+    s.connect(("127.0.0.1", server.port))
+    xff = f"X-Forwarded-For: {forwarded}\r\n" if forwarded else ""
+    try:
+        s.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            f"Sec-WebSocket-Version: 13\r\nOrigin: {server.url}\r\n{xff}\r\n".encode()
+        )
+        answer = s.recv(4096)
+    except OSError:
+        answer = b""
+    return s, status_of(answer)
+
+
+def test_the_cap_per_address_counts_websockets_for_their_whole_life(db: Path) -> None:
+    """With 8 connections per address: 8 open WebSockets from 127.0.0.6 hold all 8 (a 9th
+    connection, WebSocket or plain HTTP, is refused with 429); closing one frees its place;
+    another address is not affected."""
+    with Server(db, "--max-connections-per-ip", "8") as server:
+        held = [ws_handshake(server, "127.0.0.6") for _ in range(8)]
+        assert [status for _, status in held] == ["101"] * 8, held
+        time.sleep(0.2)  # the WebSockets are well past their handshake
+        extra, status = ws_handshake(server, "127.0.0.6")
+        extra.close()
+        assert status == "429", status
+        with attacker_socket(server, "127.0.0.6") as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert status_of(read_response(s)) == "429"
+        other, status = ws_handshake(server, "127.0.0.7")
+        other.close()
+        assert status == "101"
+        held[0][0].close()
+        time.sleep(0.3)  # the server sees it go
+        again, status = ws_handshake(server, "127.0.0.6")
+        assert status == "101"
+        again.close()
+        for s, _ in held[1:]:
+            s.close()
+        time.sleep(0.3)
+        fresh = [ws_handshake(server, "127.0.0.6") for _ in range(8)]
+        assert [status for _, status in fresh] == ["101"] * 8, "closed WebSockets still counted"
+        for s, _ in fresh:
+            s.close()
+
+
+def test_behind_a_proxy_the_forwarded_address_is_capped(db: Path) -> None:
+    """With --proxy-headers, the proxy's own address (127.0.0.1) is not capped; the client
+    named by X-Forwarded-For is, for the life of each WebSocket."""
+    with Server(
+        db, "--max-connections-per-ip", "4", "--proxy-headers", "--forwarded-allow-ips", "127.0.0.1"
+    ) as server:
+        first = [ws_handshake(server, "127.0.0.1", "198.51.100.7") for _ in range(4)]
+        second = [ws_handshake(server, "127.0.0.1", "198.51.100.8") for _ in range(4)]
+        assert [status for _, status in first + second] == ["101"] * 8
+        over, status = ws_handshake(server, "127.0.0.1", "198.51.100.7")
+        over.close()
+        assert status != "101", "a fifth WebSocket for one forwarded client"
+        first[0][0].close()
+        time.sleep(0.3)
+        again, status = ws_handshake(server, "127.0.0.1", "198.51.100.7")
+        assert status == "101"
+        # an untrusted peer's X-Forwarded-For is ignored: capped by its own address
+        direct = [ws_handshake(server, "127.0.0.8", f"203.0.113.{i}") for i in range(5)]
+        assert [status for _, status in direct] == ["101"] * 4 + ["429"], direct
+        for s, _ in [*first[1:], *second, (again, ""), *direct]:
+            s.close()
