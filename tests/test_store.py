@@ -203,8 +203,13 @@ def test_an_old_database_upgrades_in_place_and_its_game_goes_on(tmp_path: Path) 
         assert store.engine is not None
         assert _schema_diffs(store.engine) == []
         with store.engine.connect() as conn:
-            updated = conn.execute(select(games_table.c.updated_at)).scalar_one()
+            updated, played = conn.execute(
+                select(games_table.c.updated_at, games_table.c.played_at)
+            ).one()
         assert updated.replace(tzinfo=UTC) == created
+        # South (the one person of an old game) played: not a game to purge as unplayed.
+        assert any(r.kind == "play" and r.seat == 0 for r in _game_rows(game))
+        assert played.replace(tzinfo=UTC) == created
         assert await store.player_game("p1") == "g1"
         found = await store.load("g1")
         assert found is not None
@@ -408,6 +413,8 @@ def test_purge_removes_exactly_the_games_nobody_will_come_back_to(tmp_path: Path
     async def go(store: Store) -> None:
         for n, (gid, (actions, finished, created, updated, _)) in enumerate(games.items()):
             ops = [Store.op_create_game(_header(gid), actions, [f"player-{n}"])]
+            if play in actions:  # a person played (a bot's card alone would not count)
+                ops.append(Store.op_played(gid))
             if finished:
                 ops.append(Store.op_finish(gid, 0, "{}"))
             await store.write(*ops)

@@ -127,9 +127,10 @@ class _Batcher:
         job.add_done_callback(finished)
 
 
-def _watch_parent(parent: int, niceness: int = 0) -> None:
+def _start_worker(parent: int, niceness: int = 0) -> None:
     """Worker process start: exit as soon as the server process is gone (even killed);
-    ``niceness`` lowers the worker's CPU priority (hint workers yield to bots)."""
+    lower the CPU priority by ``niceness`` (hint workers yield to bots); load the expert's
+    compiled search, so that no move or hint ever waits for it."""
     if niceness:
         with contextlib.suppress(OSError):
             os.nice(niceness)
@@ -141,13 +142,15 @@ def _watch_parent(parent: int, niceness: int = 0) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="lockup-watch-parent", daemon=True).start()
-
-
-def _warm() -> int:
-    """Import the bots in a fresh worker process and load the expert's compiled search."""
     from .. import bots
 
-    bots.warm_up()
+    try:
+        bots.warm_up()
+    except Exception as e:  # pragma: no cover - the first search compiles it instead
+        log.warning("the expert's search could not be loaded ahead: %r", e)
+
+
+def _pid() -> int:
     return os.getpid()
 
 
@@ -176,7 +179,7 @@ class _ProcessPool:
                 self._procs = ProcessPoolExecutor(
                     max_workers=self.size,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_watch_parent,
+                    initializer=_start_worker,
                     initargs=(os.getpid(), self.niceness),
                 )
             return self._procs
@@ -198,7 +201,7 @@ class _ProcessPool:
     async def warm_up(self) -> None:
         loop = asyncio.get_running_loop()
         executor = self.executor()
-        await asyncio.gather(*(loop.run_in_executor(executor, _warm) for _ in range(self.size)))
+        await asyncio.gather(*(loop.run_in_executor(executor, _pid) for _ in range(self.size)))
 
     def close(self) -> None:
         with self._lock:
@@ -261,8 +264,8 @@ class BotPool:
         return result
 
     async def warm_up(self) -> None:
-        """Start the worker processes and load the expert's search in each now, rather than
-        at the first expert's turn or hint."""
+        """Start the worker processes now (each loads the expert's search as it starts),
+        rather than at the first expert's turn or hint."""
         await asyncio.gather(self._bots.warm_up(), self._hints.warm_up())
 
     def close(self) -> None:

@@ -110,6 +110,8 @@ class GameSession:
         self.stable_since = min(version, 1)
         """The first version showing the current state: the events of one action (a card
         and the trick and hand it ends) all show the state after it."""
+        self.played = False
+        """Whether a person has played a card in this game (see :attr:`priority`)."""
         self.lock = asyncio.Lock()
         self.closed = False
         """Set once evicted or broken: look the game up again."""
@@ -279,7 +281,7 @@ class GameSession:
     def priority(self) -> int:
         """0 for a game in play; 1 for a game no person has played a card in yet, so that
         a burst of new games never delays the moves of games under way."""
-        return 0 if self.seq > 1 else 1
+        return 0 if self.played else 1
 
     async def _drive(self) -> None:
         """Play on until a human's turn or the game's end: deals, discards, bots' cards.
@@ -345,12 +347,14 @@ class GameSession:
             refusal = self.game.why_not(card, seat)
             if refusal is not None:
                 raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
+            first = () if self.played else (Store.op_played(self.id),)
             try:
-                await self._apply("play", seat, card)
+                await self._apply("play", seat, card, before=first)
             except StoreError:
                 raise ProtocolError(
                     "server-error", "The server could not save the card: it was not played."
                 ) from None
+            self.played = True
         self.kick()
 
     async def hint(self, seat: int, version: int) -> str:
@@ -390,7 +394,9 @@ class GameService:
     seconds (uniform) after its turn began, however quickly the bot decided.
     ``purge_unplayed_after`` and ``purge_abandoned_after`` (seconds; 0: never): stored
     games in which no card was played, and unfinished games with no move, are deleted
-    after that long.
+    after that long (looked for every ``purge_every`` seconds, and at least four times
+    in ``purge_unplayed_after``). A game in memory that nobody watches leaves it after
+    ``idle_s``, or after 5 s once it is over or while nobody has played a card in it.
     """
 
     def __init__(
@@ -419,6 +425,8 @@ class GameService:
         self.bot_jitter = bot_jitter
         self.purge_unplayed_after = purge_unplayed_after
         self.purge_abandoned_after = purge_abandoned_after
+        if purge_unplayed_after > 0:
+            purge_every = min(purge_every, max(1.0, purge_unplayed_after / 4))
         self.purge_every = purge_every
         self.rng = random.SystemRandom()
         self.slots = Slots(bot_slots)
@@ -456,12 +464,13 @@ class GameService:
 
     async def _sweep(self) -> None:
         next_purge = time.monotonic()
+        tick = max(0.5, min(10.0, self.idle_s / 4, self.purge_every or 10.0))
         while True:
             self.evict_idle()
             if self.purge_every > 0 and time.monotonic() >= next_purge:
                 next_purge = time.monotonic() + self.purge_every
                 await self.purge()
-            await asyncio.sleep(max(1.0, min(10.0, self.idle_s / 4)))
+            await asyncio.sleep(tick)
 
     async def purge(self) -> tuple[int, int]:
         """Delete stored games never played and games abandoned (see the class); how many
@@ -478,8 +487,6 @@ class GameService:
         except StoreError as e:
             log.error("purging old games failed: %s", e)
             return 0, 0
-        if any(counts):
-            log.info("purged %d games never played and %d abandoned", *counts)
         return counts
 
     def evict_idle(self) -> int:
@@ -487,7 +494,8 @@ class GameService:
         now = time.monotonic()
         n = 0
         for s in list(self.sessions.values()):
-            limit = min(5.0, self.idle_s) if s.game.is_over else self.idle_s
+            short = s.game.is_over or s.priority > 0  # over, or no card played yet
+            limit = min(5.0, self.idle_s) if short else self.idle_s
             if not s.subscribers and not s.busy and now - s.last_active > limit:
                 s.closed = True
                 self.forget(s)
@@ -537,6 +545,8 @@ class GameService:
         version = actions[-1].version if actions else 0
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
+        humans = set(s.human_seats())
+        s.played = any(a.kind == "play" and a.seat in humans for a in actions)
         return s
 
     async def current(

@@ -51,7 +51,6 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
-    exists,
     func,
     inspect,
     or_,
@@ -93,10 +92,12 @@ games_table = Table(
     Column("winner", Integer, nullable=True),
     Column("record", Text, nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=True),
+    Column("played_at", DateTime(timezone=True), nullable=True),
     Index("ix_games_finished_at_updated_at", "finished_at", "updated_at"),
 )
 """A game: rules and names (JSON), who sits where (JSON), and the record once it is over;
-``updated_at``: when its last action was stored (for the purge)."""
+``updated_at``: when its last action was stored, ``played_at``: when a person first
+played a card in it (both for the purge)."""
 
 actions_table = Table(
     "actions",
@@ -680,7 +681,8 @@ class Store:
     ) -> tuple[int, int]:
         """Delete the games nobody will come back to; returns how many (unplayed, abandoned).
 
-        *Unplayed*: no card played (only deal rows) and created more than
+        *Unplayed*: no person has played a card in it (``played_at``, see
+        :meth:`op_played`; bots may have) and created more than
         ``unplayed_after`` seconds ago. *Abandoned*: not finished and no action stored for
         more than ``abandoned_after`` seconds (``updated_at``). A finished game is never
         purged, nor one whose id is in ``keep`` (the games in memory). A purged game loses
@@ -690,12 +692,12 @@ class Store:
         checking its games again, so writes go on between them.
         """
         now = _now()
-        g, a = games_table.c, actions_table.c
+        g = games_table.c
         unfinished = g.finished_at.is_(None)
         unplayed = and_(
             unfinished,
             g.created_at < now - timedelta(seconds=unplayed_after),
-            ~exists().where(a.game_id == g.id, a.kind == "play"),
+            g.played_at.is_(None),
         )
         abandoned_before = now - timedelta(seconds=abandoned_after)
         abandoned = and_(
@@ -785,6 +787,19 @@ class Store:
             if values:
                 conn.execute(actions_table.insert(), values)
                 _touch(conn, [game_id])
+
+        return op
+
+    @staticmethod
+    def op_played(game_id: str) -> WriteOp:
+        """An operation noting that a person has played a card in the game (once)."""
+
+        def op(conn: Connection) -> None:
+            conn.execute(
+                update(games_table)
+                .where(games_table.c.id == game_id, games_table.c.played_at.is_(None))
+                .values(played_at=_now())
+            )
 
         return op
 

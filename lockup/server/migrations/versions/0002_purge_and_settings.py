@@ -1,7 +1,10 @@
-"""Purging and a server secret: games.updated_at, indexes for the purge, a settings table.
+"""Purging and a server secret: games.updated_at and played_at, indexes for the purge, a
+settings table.
 
 ``games.updated_at`` is the time of a game's last stored change (old rows get their
-``created_at``); the index on (``finished_at``, ``updated_at``) lets the purge find
+``created_at``); ``games.played_at`` the time a person first played a card in it (old
+games where South played get their ``created_at``: South was the only person then); the
+index on (``finished_at``, ``updated_at``) lets the purge find
 unfinished games without reading the finished ones, and the one on ``players.game_id``
 lets it clear the players of a purged game. ``settings`` holds the server's secrets.
 
@@ -24,8 +27,20 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("games") as batch:
         batch.add_column(sa.Column("updated_at", sa.DateTime(timezone=True), nullable=True))
-    games = sa.table("games", sa.column("created_at"), sa.column("updated_at"))
+        batch.add_column(sa.Column("played_at", sa.DateTime(timezone=True), nullable=True))
+    games = sa.table(
+        "games",
+        sa.column("id"),
+        sa.column("created_at"),
+        sa.column("updated_at"),
+        sa.column("played_at"),
+    )
+    actions = sa.table("actions", sa.column("game_id"), sa.column("kind"), sa.column("seat"))
     op.execute(games.update().values(updated_at=games.c.created_at))
+    south_played = sa.exists().where(
+        actions.c.game_id == games.c.id, actions.c.kind == "play", actions.c.seat == 0
+    )
+    op.execute(games.update().where(south_played).values(played_at=games.c.created_at))
     op.create_index("ix_games_finished_at_updated_at", "games", ["finished_at", "updated_at"])
     op.create_index("ix_players_game_id", "players", ["game_id"])
     op.create_table(
@@ -40,4 +55,5 @@ def downgrade() -> None:
     op.drop_index("ix_players_game_id", table_name="players")
     op.drop_index("ix_games_finished_at_updated_at", table_name="games")
     with op.batch_alter_table("games") as batch:
+        batch.drop_column("played_at")
         batch.drop_column("updated_at")
