@@ -175,12 +175,13 @@ def _serve(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         return fail(str(e))
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     store = Store(args.db)
     try:
         store.open()
     except StoreError as e:
         return fail(str(e))
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
     app = create_app(
         args.db,
         level=args.level,
