@@ -169,6 +169,8 @@ class Report:
     """Each of its cards: from sending ``play`` to the event of that card."""
     bot_moves: int = 0
     """Cards played by the other seats."""
+    bot_times: list[float] = field(default_factory=list)
+    """When each of them arrived, in seconds since measuring began."""
     max_bot_gap: float = 0.0
     """The longest wait for the next event while it was a bot's turn."""
     health: list[float] = field(default_factory=list)
@@ -475,8 +477,9 @@ class Innocent:
                         self._pending = None
                         self._became_warm()
                 else:
-                    self.report.bot_moves += 1
                     self._became_warm()
+                    self.report.bot_moves += 1
+                    self.report.bot_times.append(now - self._started_at)
         self._last_event_at = now
         if view is None:
             return False

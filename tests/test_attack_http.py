@@ -29,13 +29,14 @@ def test_harness_against_a_quiet_server(db: Path) -> None:
     """No attack: the innocent plays, bots answer, /healthz answers, logs are readable."""
     with Server(db) as server:
         innocent = Innocent(server.url, level="normal", reopen_every=2.0).start()
-        time.sleep(5)
+        time.sleep(ATTACK_S)
         report = innocent.stop()
         print(report.summary())
         report.assert_unharmed()
-        assert len(report.ws_opens) >= 2
+        assert len(report.ws_opens) >= 3  # one every 2 s
+        assert report.max_bot_gap > 0.2  # bots' cards are paced: the gap is measured
         assert server.rss_kb() > 0
-        assert isinstance(server.log_text(), str)
+        assert "Traceback" not in server.log_text()
 
 
 # ---------------------------------------------------------------------- attackers
@@ -105,7 +106,7 @@ def test_huge_headers_are_refused_before_they_are_read(db: Path) -> None:
         i = 0
         while time.monotonic() - started < ATTACK_S:
             i += 1
-            time.sleep(0.02)
+            time.sleep(0.1)  # a few connections a second: enough, on a shared machine
             with attacker_socket(server, "127.0.0.4") as s:
                 head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
                 t0 = time.monotonic()
@@ -156,7 +157,7 @@ def test_huge_bodies_are_refused_before_they_are_read(db: Path) -> None:
         chunked = []
         started = time.monotonic()
         while time.monotonic() - started < ATTACK_S:
-            time.sleep(0.02)
+            time.sleep(0.1)  # a few connections a second: enough, on a shared machine
             with attacker_socket(server, "127.0.0.5") as s:
                 t0 = time.monotonic()
                 s.sendall(
