@@ -7,15 +7,26 @@ unharmed: its cards acknowledged quickly, the bots moving, ``/healthz`` answerin
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import contextlib
 import select
 import selectors
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from attack_helpers import Innocent, Server, raise_nofile_limit
+
+from lockup.server.netguard import (
+    AddressCounter,
+    BodyLimitMiddleware,
+    NetLimits,
+    add_arguments,
+    limits_from_args,
+)
 
 raise_nofile_limit()
 
@@ -380,3 +391,86 @@ def test_behind_a_proxy_the_forwarded_address_is_capped(db: Path) -> None:
         assert [status for _, status in direct] == ["101"] * 4 + ["429"], direct
         for s, _ in [*first[1:], *second, (again, ""), *direct]:
             s.close()
+
+
+# ---------------------------------------------------------------------- the parts alone
+
+
+def test_flags_make_the_limits() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert limits_from_args(parser.parse_args([])) == NetLimits()
+    args = parser.parse_args(
+        ["--max-header-bytes", "4096", "--header-timeout", "2.5", "--max-connections-per-ip", "0"]
+        + ["--proxy-headers", "--forwarded-allow-ips", "10.0.0.0/8"]
+    )
+    limits = limits_from_args(args)
+    assert limits.max_header_bytes == 4096 and limits.header_timeout == 2.5
+    assert limits.max_connections_per_ip == 0 and limits.proxy_headers
+    assert limits.forwarded_allow_ips == "10.0.0.0/8"
+    for bad in (
+        ["--max-body-bytes", "10"],
+        ["--header-timeout", "-1"],
+        ["--limit-concurrency", "x"],
+    ):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
+
+
+def test_address_counter() -> None:
+    counter = AddressCounter(2)
+    a, b = counter.acquire("10.0.0.1"), counter.acquire("10.0.0.1")
+    assert a is not None and b is not None
+    assert counter.acquire("10.0.0.1") is None
+    assert counter.acquire("10.0.0.2") is not None
+    a.release()
+    a.release()  # once only
+    assert counter.counts["10.0.0.1"] == 1
+    assert counter.acquire("10.0.0.1") is not None
+    assert AddressCounter(0).acquire("x") is not None  # no cap
+
+
+def run_body_limit(
+    headers: list[tuple[bytes, bytes]], chunks: list[bytes], complete: bool = True
+) -> tuple[int, bytes, int]:
+    """(status, body the app saw or the refusal, messages read) for a request of ``chunks``
+    (``complete``: the last one ends it) through BodyLimitMiddleware(max_body=100)."""
+    seen: list[bytes] = []
+    sent: list[dict[str, Any]] = []
+    reads = 0
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        message = await receive()
+        seen.append(message["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def receive() -> dict[str, Any]:
+        nonlocal reads
+        reads += 1
+        if reads <= len(chunks):
+            more = reads < len(chunks) or not complete
+            return {"type": "http.request", "body": chunks[reads - 1], "more_body": more}
+        await asyncio.sleep(10)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": headers}
+    asyncio.run(BodyLimitMiddleware(app, max_body=100, body_timeout=0.5)(scope, receive, send))
+    status = sent[0]["status"]
+    return status, seen[0] if seen else sent[1]["body"], reads
+
+
+def test_body_limit_middleware() -> None:
+    status, body, reads = run_body_limit([(b"content-length", b"300000000")], [b"x" * 100])
+    assert (status, reads) == (413, 0) and b"too-large" in body  # none of it read
+    status, body, reads = run_body_limit([(b"transfer-encoding", b"chunked")], [b"x" * 60] * 1000)
+    assert (status, reads) == (413, 2)  # read up to the limit only
+    status, body, _ = run_body_limit([(b"transfer-encoding", b"chunked")], [b'{"a":', b" 1}"])
+    assert (status, body) == (200, b'{"a": 1}')  # the app gets it whole
+    status, body, _ = run_body_limit([(b"content-length", b"50")], [b"x" * 10, b"y" * 10])
+    assert status == 200 and body == b"x" * 10 + b"y" * 10
+    status, body, _ = run_body_limit([(b"content-length", b"50")], [b"x" * 10], complete=False)
+    assert status == 408 and b"timeout" in body  # 10 bytes of 50, then nothing for 0.5 s
