@@ -27,6 +27,7 @@ import os
 import random
 import socket
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -170,18 +171,39 @@ UNLIMITED = (
 """What the started server is told: bots unpaced and no limits per client (see above)."""
 
 
+def known_flags(checkout: Path | None) -> list[str]:
+    """The flags of :data:`UNLIMITED` that ``lockup serve`` of ``checkout`` knows (an older
+    checkout has no limits to lift)."""
+    help_text = subprocess.run(
+        [sys.executable, "-m", "lockup", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        check=True,
+    ).stdout
+    out: list[str] = []
+    for flag, value in zip(UNLIMITED[::2], UNLIMITED[1::2], strict=True):
+        if flag in help_text:
+            out += [flag, value]
+    return out
+
+
 def start_server(
-    db: Path, bot_processes: int | None, move_slots: int | None
+    db: Path,
+    bot_processes: int | None,
+    move_slots: int | None,
+    checkout: Path | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """``lockup serve`` on a free port; (process, base URL) once it answers."""
+    """``lockup serve`` (of ``checkout``, default this one) on a free port; (process, base
+    URL) once it answers."""
     port = free_port()
     cmd = [sys.executable, "-m", "lockup", "serve", "--port", str(port)]
-    cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning", *UNLIMITED]
+    cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning", *known_flags(checkout)]
     if bot_processes:
         cmd += ["--bot-processes", str(bot_processes)]
     if move_slots:
         cmd += ["--move-slots", str(move_slots)]
-    proc = subprocess.Popen(cmd)
+    proc = subprocess.Popen(cmd, cwd=checkout)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -211,8 +233,40 @@ def main() -> int:
     ap.add_argument("--bot-processes", type=int, default=None, help="for the started server")
     ap.add_argument("--move-slots", type=int, default=None, help="for the started server")
     ap.add_argument("--seed", type=int, default=1, help="the players' random seed")
+    ap.add_argument(
+        "--peer",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="another checkout of Lockup (e.g. a git worktree of an earlier commit): run the "
+        "same load on its server too, alternating, and print the ratios",
+    )
+    ap.add_argument("--rounds", type=int, default=1, help="with --peer: rounds of each (default 1)")
     args = ap.parse_args()
     args.concurrency = args.concurrency or args.games
+    if args.peer is None:
+        stats, wall = one_run(args, None)
+        report(args, stats, wall, "")
+        return 0 if stats.games == args.games else 1
+    ours: list[tuple[Stats, float]] = []
+    theirs: list[tuple[Stats, float]] = []
+    for _ in range(args.rounds):
+        ours.append(one_run(args, None))
+        theirs.append(one_run(args, args.peer.resolve()))
+    for name, runs in (("this checkout", ours), (f"peer {args.peer}", theirs)):
+        for stats, wall in runs:
+            report(args, stats, wall, f"[{name}] ")
+    gps = [s.games / w for s, w in ours]
+    peer_gps = [s.games / w for s, w in theirs]
+    p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in ours]
+    peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in theirs]
+    print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
+    print(f"ack p99 ratio (this/peer): {statistics.median(p99) / statistics.median(peer_p99):.2f}")
+    return 0
+
+
+def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, float]:
+    """One run of the load on a fresh server (of ``checkout``), or on ``--url``."""
     proc = None
     tmp = tempfile.TemporaryDirectory(prefix="lockup-bench-")
     try:
@@ -220,17 +274,21 @@ def main() -> int:
             url = args.url.rstrip("/")
         else:
             proc, url = start_server(
-                Path(tmp.name) / "bench.sqlite", args.bot_processes, args.move_slots
+                Path(tmp.name) / "bench.sqlite", args.bot_processes, args.move_slots, checkout
             )
-        stats, wall = asyncio.run(run(args, url))
+        return asyncio.run(run(args, url))
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(30)
         tmp.cleanup()
+
+
+def report(args: argparse.Namespace, stats: Stats, wall: float, prefix: str) -> None:
+    """Print one run's figures."""
     ms = [x * 1000 for x in stats.acks]
     print(
-        f"server bench: {stats.games}/{args.games} games, {args.concurrency} at once, "
+        f"{prefix}server bench: {stats.games}/{args.games} games, {args.concurrency} at once, "
         f"bots {args.level}, target {args.target}, {os.cpu_count()} CPUs"
     )
     print(f"wall time      {wall:.1f} s")
@@ -241,7 +299,6 @@ def main() -> int:
     print(f"ack p99        {percentile(ms, 99):.1f} ms")
     print(f"ack max        {max(ms) if ms else float('nan'):.1f} ms")
     print(f"errors         {stats.errors or 'none'}; players failed: {stats.failed}")
-    return 0 if stats.games == args.games else 1
 
 
 if __name__ == "__main__":

@@ -134,7 +134,9 @@ def test_hint_flood_leaves_bots_and_other_players_alone(server: Server) -> None:
         report = player.stop()
     # One hint at a time per connection, a few a player: the rest refused at once.
     assert 1 <= answers.get("hint", 0) <= 4 * 6, answers
-    assert answers.get("hint-busy", 0) + answers.get("rate-limited", 0) >= 700, answers
+    # Past the message rate (60 at once) the rest are dropped, with a rate-limited notice.
+    assert answers.get("hint-busy", 0) >= 4 * 50, answers
+    assert answers.get("rate-limited", 0) >= 4, answers
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
