@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///lockup.sqlite
 
-.PHONY: run test install install-test engine lint typecheck pytest browser bench clean
+.PHONY: run test install install-test engine lint typecheck pytest jstest browser bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,9 +36,19 @@ install-test: $(VENV)/.installed-test
 run: install engine
 	$(BIN)/lockup serve --host $(HOST) --port $(PORT) --db $(DB)
 
-lint: install-test
+lint: install-test node_modules/.bin/tsc
 	$(BIN)/ruff check lockup tests bench scripts
 	$(BIN)/ruff format --check lockup tests bench scripts
+	node_modules/.bin/tsc -p tsconfig.json
+
+# TypeScript checks the page's ES modules (// @ts-check, JSDoc types); npm installs it.
+node_modules/.bin/tsc: package.json package-lock.json
+	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+	touch $@
+
+# The page's protocol module, without a browser (Node's test runner).
+jstest:
+	node --test tests/js/
 
 typecheck: install-test
 	$(BIN)/mypy lockup
@@ -49,7 +59,7 @@ browser:
 pytest: install-test engine
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck browser pytest
+test: lint typecheck browser pytest jstest
 
 bench: install-test engine
 	$(BIN)/pip install -q -e '.[bench]'

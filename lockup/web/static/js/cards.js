@@ -147,7 +147,8 @@ export function faceSVG(code, index, palette = PALETTES.two) {
 
 /**
  * A small card (lost cards, lists): the index and the suit, large enough to read,
- * optionally struck through in red.
+ * optionally struck through in red (the stroke lies under the index and the suit, so
+ * both stay readable).
  */
 export function miniSVG(code, index, palette = PALETTES.two, crossed = false) {
   const s = suitOf(code);
@@ -156,12 +157,12 @@ export function miniSVG(code, index, palette = PALETTES.two, crossed = false) {
     "0 0 40 56",
     s,
     palette[s],
-    `<rect x="1" y="1" width="38" height="54" rx="5" fill="#fffdf8" stroke="#b8b2a4" stroke-width="1.2"/>` +
+    `<rect x="1" y="1" width="38" height="54" rx="5" fill="${crossed ? "#f4ece6" : "#fffdf8"}" stroke="${crossed ? "#e0241b" : "#b8b2a4"}" stroke-width="1.2"/>` +
+      (crossed ? `<path d="M4,52 L36,4" stroke="#e0241b" stroke-opacity="0.55" stroke-width="2.4" stroke-linecap="round"/>` : "") +
       `<text x="20" y="25" text-anchor="middle" font-family="${SERIF}" font-weight="700" font-size="${wide ? 19 : 22}"${
         wide ? ' textLength="24" lengthAdjust="spacingAndGlyphs"' : ""
       }>${index}</text>` +
-      `<use href="#p" x="11" y="29" width="18" height="18"/>` +
-      (crossed ? `<path d="M5,51 L35,5" stroke="#e0241b" stroke-width="3.2" stroke-linecap="round"/>` : ""),
+      `<use href="#p" x="10" y="29" width="20" height="20"/>`,
   );
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The WebSocket to the server (/ws), reconnecting with backoff when it closes.
 //
 // The page owns what to say on (re)connection: onOpen is called after every successful
@@ -8,15 +9,19 @@ const PING_MS = 25000;
 
 export class Connection {
   /**
-   * @param {object} handlers onMessage(msg), onOpen(), onStatus("connecting"|"open"|"closed")
+   * @param {{onMessage: (msg: any) => void, onOpen: () => void,
+   *   onStatus?: (status: "connecting" | "open" | "closed") => void}} handlers
    */
   constructor({ onMessage, onOpen, onStatus }) {
     this.onMessage = onMessage;
     this.onOpen = onOpen;
     this.onStatus = onStatus || (() => {});
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.attempt = 0;
+    /** @type {any} */
     this.timer = null;
+    /** @type {any} */
     this.ping = null;
     this.closedByPage = false;
   }
@@ -83,9 +88,9 @@ export class Connection {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Send a message; returns false when the socket is not open. */
+  /** Send a message; returns false when the socket is not open. @param {object} msg */
   send(msg) {
-    if (!this.isOpen) return false;
+    if (!this.ws || !this.isOpen) return false;
     this.ws.send(JSON.stringify(msg));
     return true;
   }

@@ -1,18 +1,22 @@
+// @ts-check
 // Translations: English and French, from /static/i18n/{lang}.json.
 //
 // t("key", {name: "Þóra"}) fills {name} in the message. A key with "_one" and "_other"
-// variants is chosen by the number in params.n (French counts 0 and 1 as singular).
+// variants is chosen by the number in params.n, by the language's Intl.PluralRules
+// (French counts 0 and 1 as singular).
 
 export const LANGS = ["en", "fr"];
 const PREF_KEY = "lockup.lang";
+/** @type {Record<string, string>} */
 let messages = {};
+/** @type {Record<string, string>} */
 let fallback = {};
 let current = "en";
 
 /** The language to use: the saved choice, else the browser's languages, else English. */
 export function chooseLanguage() {
   const saved = readPref(PREF_KEY);
-  if (LANGS.includes(saved)) return saved;
+  if (saved && LANGS.includes(saved)) return saved;
   for (const l of navigator.languages || [navigator.language || "en"]) {
     const base = String(l).toLowerCase().slice(0, 2);
     if (LANGS.includes(base)) return base;
@@ -20,13 +24,18 @@ export function chooseLanguage() {
   return "en";
 }
 
+/** @param {string} lang */
 async function fetchMessages(lang) {
   const res = await fetch(`/static/i18n/${lang}.json`, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${lang}.json`);
   return res.json();
 }
 
-/** Load a language (and English as the fallback); saves the choice and sets <html lang>. */
+/**
+ * Load a language (and English as the fallback); saves the choice and sets <html lang>.
+ * @param {string} lang
+ * @param {{save?: boolean}} [opts]
+ */
 export async function setLanguage(lang, { save = true } = {}) {
   if (!LANGS.includes(lang)) lang = "en";
   if (!fallback["card.name"]) fallback = await fetchMessages("en");
@@ -40,38 +49,75 @@ export async function setLanguage(lang, { save = true } = {}) {
 /** The current language code. */
 export const language = () => current;
 
+/** @type {Map<string, Intl.PluralRules>} */
+const pluralRules = new Map();
+
+/** The plural category of n in the current language ("one", "other", ...). @param {number} n */
 function plural(n) {
-  if (current === "fr") return n <= 1 && n > -2 ? "one" : "other";
-  return n === 1 ? "one" : "other";
+  const key = current;
+  let rules = pluralRules.get(key);
+  if (!rules) {
+    rules = new Intl.PluralRules(current);
+    pluralRules.set(key, rules);
+  }
+  return rules.select(n);
 }
 
-/** The message for key in the current language, its {placeholders} filled from params. */
+/**
+ * The message for key in the current language, its {placeholders} filled from params.
+ * @param {string} key
+ * @param {Record<string, any>} [params]
+ * @returns {string}
+ */
 export function t(key, params = {}) {
   let text;
   if (typeof params.n === "number") {
-    const k = `${key}_${plural(params.n)}`;
+    const cat = plural(params.n);
+    const k = `${key}_${cat}`;
     text = messages[k] ?? fallback[k];
+    if (text === undefined && cat !== "one") text = messages[`${key}_other`] ?? fallback[`${key}_other`];
   }
   text = text ?? messages[key] ?? fallback[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
-/** Whether the current language has its own message for key. */
-export const has = (key) => key in messages;
+/** Whether the current language (or English) has a message for key. @param {string} key */
+export const has = (key) => key in messages || key in fallback;
 
-/** Fill every [data-i18n] element's text (and [data-i18n-attr] attributes) below root. */
+/** "a, b or c" in the current language. @param {string[]} items */
+export function orList(items) {
+  return new Intl.ListFormat(current, { type: "disjunction" }).format(items);
+}
+
+/** A number with exactly `digits` decimals, in the current language ("3.07", "3,07"). @param {number} x */
+export function formatNumber(x, digits = 2) {
+  return new Intl.NumberFormat(current, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
+}
+
+/** "1st", "2nd" / "1er", "2e": an ordinal place. @param {number} n */
+export function ordinal(n) {
+  const cat = new Intl.PluralRules(current, { type: "ordinal" }).select(n);
+  const key = has(`ordinal.${cat}`) ? `ordinal.${cat}` : "ordinal.other";
+  return t(key, { num: n });
+}
+
+/**
+ * Fill every [data-i18n] element's text (and [data-i18n-attr] attributes) below root.
+ * @param {ParentNode} [root]
+ */
 export function translateDom(root = document) {
-  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll("[data-i18n-attr]")) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-i18n]")))
+    el.textContent = t(el.dataset.i18n || "");
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-i18n-attr]"))) {
     // data-i18n-attr="aria-label:key;title:key2"
-    for (const pair of el.dataset.i18nAttr.split(";")) {
+    for (const pair of (el.dataset.i18nAttr || "").split(";")) {
       const [attr, key] = pair.split(":").map((x) => x.trim());
       if (attr && key) el.setAttribute(attr, t(key));
     }
   }
 }
 
-/** A saved preference, or null (also when storage is unavailable). */
+/** A saved preference, or null (also when storage is unavailable). @param {string} key */
 export function readPref(key) {
   try {
     return localStorage.getItem(key);
@@ -80,7 +126,11 @@ export function readPref(key) {
   }
 }
 
-/** Save a preference; silently does nothing when storage is unavailable. */
+/**
+ * Save a preference; silently does nothing when storage is unavailable.
+ * @param {string} key
+ * @param {string} value
+ */
 export function writePref(key, value) {
   try {
     localStorage.setItem(key, value);

@@ -1,3 +1,4 @@
+// @ts-check
 // The rules and help pages: show the article in the chosen language, with a switch.
 //
 // Each page holds one <article data-lang="en"> and one <article data-lang="fr">; the
@@ -7,9 +8,10 @@ import { chooseLanguage, language, setLanguage, t, translateDom } from "./i18n.j
 
 function show() {
   const lang = language();
-  for (const a of document.querySelectorAll("article[data-lang]")) a.hidden = a.dataset.lang !== lang;
+  for (const a of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("article[data-lang]")))
+    a.hidden = a.dataset.lang !== lang;
   const other = lang === "fr" ? "en" : "fr";
-  const b = document.getElementById("btn-lang");
+  const b = /** @type {HTMLElement} */ (document.getElementById("btn-lang"));
   b.textContent = t(`lang.${other}`);
   b.lang = other;
   b.setAttribute("aria-label", t("lang.switch", { lang: t(`lang.${other}`) }));
@@ -22,7 +24,7 @@ async function main() {
   const q = new URLSearchParams(location.search).get("lang");
   await setLanguage(q === "en" || q === "fr" ? q : chooseLanguage(), { save: q === "en" || q === "fr" });
   show();
-  document.getElementById("btn-lang").addEventListener("click", async () => {
+  /** @type {HTMLElement} */ (document.getElementById("btn-lang")).addEventListener("click", async () => {
     await setLanguage(language() === "fr" ? "en" : "fr");
     show();
   });

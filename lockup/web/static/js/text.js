@@ -1,0 +1,89 @@
+// @ts-check
+// Words for the table: names, cards in sentences, refusals. Depends on the language only.
+
+import { cardName, cardShort, isCard, rankOf } from "./cards.js";
+import { has, orList, t } from "./i18n.js";
+import { DEFAULT_PLAYERS } from "./state.js";
+
+/** @typedef {import("./state.js").PageState} PageState */
+/** @typedef {import("./types.js").ErrorMessage} ErrorMessage */
+
+export const esc = (/** @type {unknown} */ s) =>
+  String(s).replace(
+    /[&<>"']/g,
+    (c) => /** @type {Record<string, string>} */ ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c],
+  );
+
+/** A seat's name ("You"/"Vous" for our own seat). @param {PageState} s @param {number} seat */
+export function nameOf(s, seat) {
+  if (seat === s.seat) return t("you");
+  return s.players[seat] ?? DEFAULT_PLAYERS[seat];
+}
+
+/**
+ * A sentence about a seat: the key's ".you" variant for our own seat ("You win the trick",
+ * "Lockup takes one of your cards"), else the key with {name}.
+ * @param {PageState} s @param {string} key @param {number} seat @param {Record<string, any>} [params]
+ */
+export function aboutSeat(s, key, seat, params = {}) {
+  const you = `${key}.you`;
+  if (seat === s.seat && (has(you) || has(`${you}_other`))) return t(you, params);
+  return t(key, { ...params, name: nameOf(s, seat) });
+}
+
+/** @param {string} code */
+export const indexOf = (code) => t(`index.${rankOf(code)}`);
+/** @param {string} code */
+export const nameCard = (code) => cardName(code, t);
+/** A card's name inside a sentence ("the queen of diamonds"). @param {string} code */
+export function cardInText(code) {
+  const n = nameCard(code);
+  return n[0].toLowerCase() + n.slice(1);
+}
+
+/**
+ * A refusal in the page's language, from its code and params (never the rule number; the
+ * protocol keeps `rule`). A card already on the table is never offered as the way out.
+ * @param {PageState} s @param {ErrorMessage} msg
+ */
+export function refusalText(s, msg) {
+  const code = msg.code || "";
+  const p = msg.params || {};
+  const suit = p.suit ? t(`suitname.${p.suit}`) : "";
+  const onTable = new Set(s.middle.map((x) => x.card));
+  switch (code) {
+    case "lead-club":
+      return t("err.lead-club");
+    case "must-follow":
+      return t(p.club ? "err.must-follow-club" : "err.must-follow", { suit });
+    case "picture-rank": {
+      const cards = (p.cards || []).filter((/** @type {string} */ c) => isCard(c) && !onTable.has(c));
+      if (!cards.length) return t("err.picture-rank-none", { suit });
+      return t("err.picture-rank", { suit, cards: orList(cards.map((/** @type {string} */ c) => cardShort(c, t))) });
+    }
+    case "not-your-turn":
+      return typeof p.seat === "number" ? aboutSeat(s, "err.not-your-turn", p.seat) : t("err.not-your-turn-bare");
+    case "locked": {
+      const n = typeof p.tricks === "number" ? p.tricks : 1;
+      return t(n <= 1 ? "err.locked.one" : n === 2 ? "err.locked.two" : "err.locked.more", { more: n - 1 });
+    }
+    case "not-in-hand": {
+      const card = isCard(p.card) ? cardInText(p.card) : "";
+      return t(`err.not-in-hand.${p.why === "lost" || p.why === "played" ? p.why : "absent"}`, { card });
+    }
+    case "discard-due":
+      return typeof p.seat === "number" ? aboutSeat(s, "err.discard-due", p.seat) : t("err.unknown");
+    case "rate-limited":
+      return msg.reason ? t("err.rate-limited-why", { reason: msg.reason }) : t("err.rate-limited");
+    default: {
+      const key = `err.${code}`;
+      if (has(key)) return t(key);
+      return stripRule(msg.reason || "") || t("err.unknown");
+    }
+  }
+}
+
+/** A server's English reason without rule numbers such as "(R7)". @param {string} text */
+export function stripRule(text) {
+  return text.replace(/\s*\(R\d+\)/g, "").trim();
+}
