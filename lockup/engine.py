@@ -27,9 +27,10 @@ Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import partial
 from types import FunctionType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, get_args
 
 from .cards import (
     CLUB_MASK,
@@ -48,6 +49,7 @@ from .cards import (
     card_symbol,
     cards_of,
 )
+from .playout import nth as nth_card
 from .playout import play_out as _play_out
 
 SEATS = (0, 1, 2, 3)
@@ -57,18 +59,39 @@ DEFAULT_PLAYERS = ("You", "Þóra", "Leifur", "Vigdís")
 """The default names: the human South and the computer opponents (R1)."""
 TRICKS_PER_HAND = 13
 
-PICTURE_EXCEPTIONS = ("same-rank", "any-club")
-LOCK_DISCARDS = ("per-trick", "upfront")
-TARGETS = tuple(range(10, 55, 5))
+PictureException = Literal["same-rank", "any-club"]
+"""The values of the ``picture_exception`` option (R7)."""
+LockDiscards = Literal["per-trick", "upfront"]
+"""The values of the ``lock_discards`` option (R10)."""
 
-# Phases of a game.
-DEAL = "deal"
+PICTURE_EXCEPTIONS: tuple[PictureException, ...] = get_args(PictureException)
+"""``picture_exception`` values, the default first (R7)."""
+LOCK_DISCARDS: tuple[LockDiscards, ...] = get_args(LockDiscards)
+"""``lock_discards`` values, the default first (R10)."""
+TARGETS = tuple(range(10, 55, 5))
+"""The allowed ``target`` values (R16)."""
+
+
+class Phase(StrEnum):
+    """What a game waits for. Each member equals its string: ``Phase.PLAY == "play"``."""
+
+    DEAL = "deal"
+    """Waiting for the next hand to be dealt (also before the first hand)."""
+    DISCARD = "discard"
+    """A lockup discard (R10) is due from :attr:`Game.discard_due`."""
+    PLAY = "play"
+    """A card is due from :attr:`Game.turn`."""
+    OVER = "over"
+    """The game has its winner (R15)."""
+
+
+DEAL = Phase.DEAL
 """Waiting for the next hand to be dealt (also before the first hand)."""
-DISCARD = "discard"
+DISCARD = Phase.DISCARD
 """A lockup discard (R10) is due from :attr:`Game.discard_due`."""
-PLAY = "play"
+PLAY = Phase.PLAY
 """A card is due from :attr:`Game.turn`."""
-OVER = "over"
+OVER = Phase.OVER
 """The game has its winner (R15)."""
 
 # Each J, Q, K maps to the bit of the club of that rank (R7, same-rank).
@@ -81,6 +104,8 @@ _NEXT_TRICK = "next-trick"
 _BIT = [1 << c for c in range(52)]
 _DECK_RANGE = range(52)
 _SUIT = [c // 13 for c in range(52)]
+_LEFT = (1, 2, 3, 0)
+"""The seat on each seat's left (R1)."""
 
 
 class RandomSource(Protocol):
@@ -100,8 +125,8 @@ class Rules:
     ``target``: 10 to 50 in steps of 5 (R16).
     """
 
-    picture_exception: str = "same-rank"
-    lock_discards: str = "per-trick"
+    picture_exception: PictureException = "same-rank"
+    lock_discards: LockDiscards = "per-trick"
     target: int = 20
 
     def __post_init__(self) -> None:
@@ -121,6 +146,16 @@ class Rules:
             or self.target not in TARGETS
         ):
             raise ValueError(f"target must be 10 to 50 in steps of 5, not {self.target!r}")
+
+    @property
+    def any_club(self) -> bool:
+        """Whether any club may replace the led suit under a picture (R7 ``any-club``)."""
+        return self.picture_exception == "any-club"
+
+    @property
+    def upfront(self) -> bool:
+        """Whether a lock's discards all leave when it starts (R10 ``upfront``)."""
+        return self.lock_discards == "upfront"
 
     def to_dict(self) -> dict[str, Any]:
         """The options as written in a record."""
@@ -278,20 +313,6 @@ def implementation() -> str:
     return "python" if isinstance(_play_out, FunctionType) else "compiled"
 
 
-def nth_card(mask: CardMask, u: float) -> Card:
-    """The card of a non-empty mask picked by ``u`` in [0, 1): the ``int(u * n)``-th lowest.
-
-    With ``u = rng.random()`` this draws a card uniformly; the engine's random choices
-    (:meth:`Game.discard_random`, :meth:`Game.playout`) all draw this way (the playout
-    through its own copy, :func:`lockup.playout.nth`).
-    """
-    k = int(u * mask.bit_count())
-    while k:
-        mask &= mask - 1
-        k -= 1
-    return (mask & -mask).bit_length() - 1
-
-
 class Game:
     """A game of Lockup: the whole state, every rule, and what each seat may know.
 
@@ -301,7 +322,16 @@ class Game:
     (:meth:`discard` or :meth:`discard_random`), or the next hand (:meth:`deal`).
     """
 
-    __slots__ = ("rules", "_any_club", "_upfront", "hands", "log", "_lost_order", *_PUBLIC_STATE)
+    __slots__ = (
+        "rules",
+        "_any_club",
+        "_upfront",
+        "hands",
+        "log",
+        "_lost_order",
+        "_legal",
+        *_PUBLIC_STATE,
+    )
 
     def __init__(self, rules: Rules | None = None, dealer: int = 0, *, record: bool = True) -> None:
         """A game before its first deal; ``dealer`` deals the first hand (R3).
@@ -311,9 +341,9 @@ class Game:
         if dealer not in SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.rules = rules or Rules()
-        self._any_club = self.rules.picture_exception == "any-club"
-        self._upfront = self.rules.lock_discards == "upfront"
-        self.phase = DEAL
+        self._any_club = self.rules.any_club
+        self._upfront = self.rules.upfront
+        self.phase: Phase = DEAL
         self.totals = [0, 0, 0, 0]
         self.summaries: list[HandSummary] = []
         self.winner: int | None = None
@@ -324,6 +354,7 @@ class Game:
 
     def _reset_hand(self) -> None:
         self.hands = [0, 0, 0, 0]
+        self._legal: CardMask = 0  # what the seat to play may play (R5 to R7), kept current
         self.points = [0, 0, 0, 0]
         self.locks = [0, 0, 0, 0]
         self.lost = [0, 0, 0, 0]
@@ -344,7 +375,7 @@ class Game:
         self.players_in_trick = 0
         self.played = 0
         self.pending: list[int] = []
-        self._after_discards = PLAY
+        self._after_discards: str = PLAY  # or _NEXT_TRICK, once upfront discards are made
         self.tricks: list[Trick] = []
         self.voids = [0, 0, 0, 0]
 
@@ -403,6 +434,7 @@ class Game:
         g.dealer = self.dealer
         g.hand_number = self.hand_number
         g.hands = self.hands[:]
+        g._legal = self._legal
         g.points = self.points[:]
         g.locks = self.locks[:]
         g.lost = self.lost[:]
@@ -479,23 +511,26 @@ class Game:
 
     def legal_mask(self, seat: int | None = None) -> CardMask:
         """The cards seat (default: the seat to play) may play now, as a mask; 0 if none."""
-        if self.phase != PLAY:
-            return 0
-        turn = self.turn
-        if seat is not None and seat != turn:
-            return 0
-        hand = self.hands[turn]
+        if seat is None or seat == self.turn:
+            return self._legal  # 0 unless a card is due
+        return 0
+
+    def _legal_now(self) -> CardMask:
+        """R5 to R7: what the seat to play may play, worked out from the state.
+
+        The engine keeps the result in ``_legal`` whenever a card becomes due; this is
+        the only place the rule is written (the compiled playout has its own copy, which
+        tests/test_engine_speed_paths.py checks against this one).
+        """
+        hand = self.hands[self.turn]
         if not self.trick:
-            nonclub = hand & NON_CLUB_MASK  # R5
-            return nonclub if nonclub else hand
+            return hand & NON_CLUB_MASK or hand  # R5: a club only from an all-club hand
         follow = hand & SUIT_MASKS[self.led_suit]
         if not follow:  # R6: void in the led suit
             return hand
         pic = self.pic_clubs
-        if pic:  # R7
-            if self._any_club:
-                return follow | (hand & CLUB_MASK)
-            return follow | (hand & pic)
+        if pic:  # R7: a picture on the table lets a club stand in
+            return follow | (hand & (CLUB_MASK if self._any_club else pic))
         return follow
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
@@ -607,10 +642,12 @@ class Game:
     def play(self, card: Card, seat: int | None = None) -> None:
         """Play card from seat (default: the seat to play). Raises :class:`IllegalMove`,
         with the state unchanged, if the rules forbid it."""
+        # _legal is 0 unless a card is due, so this one test covers the phase too.
         if (
-            self.phase != PLAY
+            not isinstance(card, int)
+            or card < 0
+            or not (self._legal >> card) & 1
             or (seat is not None and seat != self.turn)
-            or not (isinstance(card, int) and 0 <= card < 52 and (self.legal_mask() >> card) & 1)
         ):
             refusal = self.why_not(card, seat)
             if refusal is None:  # pragma: no cover - legal_mask and why_not agree
@@ -619,7 +656,7 @@ class Game:
         self._play(card)
 
     def _play(self, card: Card) -> None:
-        """Play a card known to be legal for the seat to play."""
+        """Play a card known to be legal for the seat to play (R4 to R8)."""
         seat = self.turn
         bit = 1 << card
         self.hands[seat] ^= bit
@@ -628,13 +665,7 @@ class Game:
             self.log[-1].events.append(("play", seat, card))
         trick = self.trick
         suit = _SUIT[card]
-        if not trick:
-            self.led_suit = suit
-            self.best_card = card
-            self.best_seat = seat
-            if suit == CLUBS:  # R5: an all-club hand shows it
-                self.voids[seat] |= 0b1110
-        else:
+        if trick:
             led = self.led_suit
             if suit == led:
                 if card > self.best_card:
@@ -644,18 +675,27 @@ class Game:
                 suit == CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
             ):
                 self.voids[seat] |= 1 << led  # R6: did not follow without the R7 excuse
+        else:
+            self.led_suit = suit
+            self.best_card = card
+            self.best_seat = seat
+            if suit == CLUBS:  # R5: an all-club hand shows it
+                self.voids[seat] |= 0b1110
         if suit == CLUBS:
             self.clubs_in_trick += 1
-        self.pic_clubs |= _PIC_CLUB_BIT[card]
+        pic = _PIC_CLUB_BIT[card]
+        if pic:
+            self.pic_clubs |= pic
         trick.append((seat, card))
         if len(trick) == self.players_in_trick:
             self._complete_trick()
-        else:
-            nxt = (seat + 1) % 4
-            locks = self.locks
-            while locks[nxt]:
-                nxt = (nxt + 1) % 4
-            self.turn = nxt
+            return
+        locks = self.locks
+        nxt = _LEFT[seat]
+        while locks[nxt]:
+            nxt = _LEFT[nxt]
+        self.turn = nxt
+        self._legal = self._legal_now()
 
     def discard(self, card: Card, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
@@ -796,6 +836,7 @@ class Game:
         self.leader = s
         self.turn = s
         self.phase = PLAY
+        self._legal = self._legal_now()
 
     def _complete_trick(self) -> None:
         winner = self.best_seat
@@ -819,8 +860,11 @@ class Game:
             self.nominal = (winner + 1) % 4  # R11
         else:
             self.nominal = winner
-        self.tricks.append(Trick(number, self.leader, tuple(self.trick), winner, clubs, lock))
+        self.tricks.append(
+            _make_trick((number, self.leader, tuple(self.trick), winner, clubs, lock))
+        )
         self.turn = -1
+        self._legal = 0
         self.trick = []
         self.led_suit = self.best_card = self.best_seat = -1
         self.clubs_in_trick = self.pic_clubs = 0
@@ -848,6 +892,7 @@ class Game:
             )
         )
         self.turn = -1
+        self._legal = 0
         best = max(totals)
         if best >= self.rules.target and totals.count(best) == 1:  # R15
             self.winner = totals.index(best)
@@ -885,13 +930,14 @@ class Game:
         g = Game.__new__(Game)
         p = view._state
         g.rules = view.rules
-        g._any_club = g.rules.picture_exception == "any-club"
-        g._upfront = g.rules.lock_discards == "upfront"
+        g._any_club = g.rules.any_club
+        g._upfront = g.rules.upfront
         for name in Game.__slots__:
             if name in p:
                 v = p[name]
                 setattr(g, name, v[:] if isinstance(v, list) else v)
         g.hands = list(hands)
+        g._legal = g._legal_now() if g.phase == PLAY else 0
         g._lost_order = [list(x) for x in view.lost_order]
         g.log = [] if record else None
         return g

@@ -97,9 +97,11 @@ class LockupGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
-        self.rules = Rules(
-            picture_exception=str(params.get("picture_exception", "same-rank")),
-            lock_discards=str(params.get("lock_discards", "per-trick")),
+        self.rules = Rules.from_dict(
+            {
+                "picture_exception": str(params.get("picture_exception", "same-rank")),
+                "lock_discards": str(params.get("lock_discards", "per-trick")),
+            }
         )
         super().__init__(_GAME_TYPE, _GAME_INFO, params)
 
