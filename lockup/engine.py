@@ -904,7 +904,7 @@ class Game:
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: its own hand and everything public, never another hand."""
-        return SeatView(self, seat)
+        return SeatView.of(self, seat)
 
     def legal_refusals(self, seat: int) -> dict[Card, Refusal]:
         """For each card seat holds that it may not play now, the refusal."""
@@ -964,170 +964,146 @@ def _check_deal(cards: Any) -> None:
         raise bad("The deal is not the 52 cards of the deck.")
 
 
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """What one seat may know (a snapshot): its own hand and the public state.
 
     It holds no other seat's hidden cards, only their number. Bots and the server use
-    this and nothing else. :meth:`to_dict` gives JSON for a client.
+    this and nothing else; :meth:`Game.view` makes one. :meth:`to_dict` gives JSON for a
+    client.
     """
 
-    __slots__ = (
-        "seat",
-        "rules",
-        "hand_mask",
-        "hand_sizes",
-        "_state",
-        "_legal",
-        "lost_masks",
-        "lost_order",
-    )
+    seat: int
+    """Whose view this is (R1)."""
+    rules: Rules
+    """The game's rule options."""
+    phase: Phase
+    """The game's phase: ``deal``, ``discard``, ``play`` or ``over``."""
+    hand_mask: CardMask
+    """The seat's own cards, as a mask."""
+    hand_sizes: tuple[int, ...]
+    """How many cards each seat holds."""
+    legal_mask: CardMask
+    """The cards the seat may play now (0 unless it is its turn)."""
+    turn: int | None
+    """The seat to play, or None when no card is due."""
+    leader: int
+    """The seat that led (or leads) the current trick."""
+    trick: tuple[tuple[int, Card], ...]
+    """The current trick's plays so far, as (seat, card)."""
+    led_suit: int | None
+    """The suit led to the current trick, or None before the lead."""
+    tricks: tuple[Trick, ...]
+    """The completed tricks of this hand."""
+    played_mask: CardMask
+    """Every card played to a trick this hand (the current one included)."""
+    locks: tuple[int, ...]
+    """Tricks each seat still sits out (R9)."""
+    points: tuple[int, ...]
+    """Tricks each seat has taken this hand."""
+    totals: tuple[int, ...]
+    """Each seat's game total before this hand's points."""
+    voids: tuple[int, ...]
+    """For each seat, a 4-bit mask of the suits it has shown it lacks."""
+    lost_masks: tuple[CardMask, ...]
+    """The cards lockup took from each seat this hand (shown to everyone, R10)."""
+    lost_order: tuple[tuple[Card, ...], ...]
+    """The cards lockup took from each seat this hand, in the order they left (R10)."""
+    times_locked: tuple[int, ...]
+    """How many times each seat was locked this hand (R14)."""
+    sat_out: tuple[int, ...]
+    """The tricks each seat sat out this hand (R14)."""
+    trick_number: int
+    """The current trick, 0 to 12 (13 once the hand is over)."""
+    hand_number: int
+    """The current hand, 0 for the first."""
+    dealer: int
+    """The current hand's dealer."""
+    winner: int | None
+    """The game's winner, once it is over."""
+    summaries: tuple[HandSummary, ...]
+    """The summaries of the finished hands (R14)."""
+    discard_due: int | None
+    """The seat a lockup discard is due from, or None."""
+    _state: dict[str, Any] = field(repr=False, compare=False)
+    """The public state as the game holds it, for :meth:`Game.from_view`."""
 
-    def __init__(self, game: Game, seat: int) -> None:
+    @classmethod
+    def of(cls, game: Game, seat: int) -> SeatView:
+        """What ``seat`` may know of ``game`` now (same as ``game.view(seat)``)."""
         if seat not in SEATS:
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        self.seat = seat
-        self.rules = game.rules
-        self.hand_mask: CardMask = game.hands[seat]
-        self.hand_sizes = tuple(h.bit_count() for h in game.hands)
-        self.lost_masks = tuple(game.lost)
-        self.lost_order: tuple[tuple[Card, ...], ...] = tuple(tuple(x) for x in game._lost_order)
-        """The cards lockup took from each seat this hand, in the order they left (R10)."""
         st: dict[str, Any] = {}
         for name in _PUBLIC_STATE:
             v = getattr(game, name)
             st[name] = v[:] if isinstance(v, list) else v
-        self._state = st
-        self._legal = game.legal_mask(seat) if game.phase == PLAY and game.turn == seat else 0
-
-    # Public state, read-only properties.
-    @property
-    def phase(self) -> str:
-        """The game's phase: ``deal``, ``discard``, ``play`` or ``over``."""
-        return str(self._state["phase"])
+        phase = game.phase
+        trick = tuple(game.trick)
+        return cls(
+            seat=seat,
+            rules=game.rules,
+            phase=phase,
+            hand_mask=game.hands[seat],
+            hand_sizes=tuple(h.bit_count() for h in game.hands),
+            legal_mask=game.legal_mask(seat),
+            turn=game.turn if phase == PLAY else None,
+            leader=game.leader,
+            trick=trick,
+            led_suit=game.led_suit if trick and game.led_suit >= 0 else None,
+            tricks=tuple(game.tricks),
+            played_mask=game.played,
+            locks=tuple(game.locks),
+            points=tuple(game.points),
+            totals=tuple(game.totals),
+            voids=tuple(game.voids),
+            lost_masks=tuple(game.lost),
+            lost_order=tuple(tuple(x) for x in game._lost_order),
+            times_locked=tuple(game.times_locked),
+            sat_out=tuple(game.sat_out),
+            trick_number=game.trick_number,
+            hand_number=game.hand_number,
+            dealer=game.dealer,
+            winner=game.winner,
+            summaries=tuple(game.summaries),
+            discard_due=game.pending[0] if phase == DISCARD else None,
+            _state=st,
+        )
 
     @property
     def hand(self) -> list[Card]:
-        """The seat's own cards."""
+        """The seat's own cards, lowest card number first."""
         return cards_of(self.hand_mask)
 
     @property
-    def legal_mask(self) -> CardMask:
-        """The cards the seat may play now (0 unless it is its turn)."""
-        return int(self._legal)
-
-    @property
     def legal_cards(self) -> list[Card]:
-        """The cards the seat may play now."""
-        return cards_of(self._legal)
-
-    @property
-    def turn(self) -> int | None:
-        """The seat to play, or None when no card is due."""
-        return self._state["turn"] if self._state["phase"] == PLAY else None
-
-    @property
-    def leader(self) -> int:
-        """The seat that led (or leads) the current trick."""
-        return int(self._state["leader"])
-
-    @property
-    def trick(self) -> list[tuple[int, Card]]:
-        """The current trick's plays so far, as (seat, card)."""
-        return list(self._state["trick"])
-
-    @property
-    def led_suit(self) -> int | None:
-        """The suit led to the current trick, or None before the lead."""
-        s = self._state["led_suit"]
-        return None if s < 0 or not self._state["trick"] else int(s)
-
-    @property
-    def tricks(self) -> list[Trick]:
-        """The completed tricks of this hand."""
-        return list(self._state["tricks"])
-
-    @property
-    def played_mask(self) -> CardMask:
-        """Every card played to a trick this hand (the current one included)."""
-        return int(self._state["played"])
-
-    @property
-    def locks(self) -> tuple[int, ...]:
-        """Tricks each seat still sits out (R9)."""
-        return tuple(self._state["locks"])
-
-    @property
-    def points(self) -> tuple[int, ...]:
-        """Tricks each seat has taken this hand."""
-        return tuple(self._state["points"])
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Each seat's game total before this hand's points."""
-        return tuple(self._state["totals"])
-
-    @property
-    def voids(self) -> tuple[int, ...]:
-        """For each seat, a 4-bit mask of the suits it has shown it lacks."""
-        return tuple(self._state["voids"])
-
-    @property
-    def trick_number(self) -> int:
-        """The current trick, 0 to 12 (13 once the hand is over)."""
-        return int(self._state["trick_number"])
-
-    @property
-    def hand_number(self) -> int:
-        """The current hand, 0 for the first."""
-        return int(self._state["hand_number"])
-
-    @property
-    def dealer(self) -> int:
-        """The current hand's dealer."""
-        return int(self._state["dealer"])
-
-    @property
-    def winner(self) -> int | None:
-        """The game's winner, once it is over."""
-        w = self._state["winner"]
-        return None if w is None else int(w)
-
-    @property
-    def summaries(self) -> list[HandSummary]:
-        """The summaries of the finished hands (R14)."""
-        return list(self._state["summaries"])
-
-    @property
-    def discard_due(self) -> int | None:
-        """The seat a lockup discard is due from, or None."""
-        return self._state["pending"][0] if self._state["phase"] == DISCARD else None
+        """The cards the seat may play now, lowest first."""
+        return cards_of(self.legal_mask)
 
     @property
     def unseen_mask(self) -> CardMask:
         """Cards this seat has not seen: in other hands for certain."""
-        seen = self.hand_mask | self._state["played"]
+        seen = self.hand_mask | self.played_mask
         for m in self.lost_masks:
             seen |= m
         return FULL_DECK & ~seen
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data for a client: everything this seat may see, cards as ``QD``."""
-        st = self._state
-        last = st["tricks"][-1] if st["tricks"] else None
-        playing = st["phase"] == PLAY
+        last = self.tricks[-1] if self.tricks else None
+        playing = self.phase == PLAY
         return {
             "seat": self.seat,
             "rules": self.rules.to_dict(),
-            "phase": st["phase"],
-            "hand_number": st["hand_number"],
-            "dealer": st["dealer"],
-            "trick_number": st["trick_number"],
-            "turn": st["turn"] if playing else None,
-            "leader": st["leader"] if playing else None,
+            "phase": self.phase.value,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "trick_number": self.trick_number,
+            "turn": self.turn,
+            "leader": self.leader if playing else None,
             "discard_due": self.discard_due,
             "hand": [card_str(c) for c in cards_of(self.hand_mask)],
-            "legal": [card_str(c) for c in cards_of(self._legal)],
-            "trick": [{"seat": s, "card": card_str(c)} for s, c in st["trick"]] if playing else [],
+            "legal": [card_str(c) for c in cards_of(self.legal_mask)],
+            "trick": [{"seat": s, "card": card_str(c)} for s, c in self.trick] if playing else [],
             "last_trick": None
             if last is None
             else {
@@ -1139,13 +1115,13 @@ class SeatView:
                 "lock": last.lock,
             },
             "hand_sizes": list(self.hand_sizes),
-            "locks": list(st["locks"]),
+            "locks": list(self.locks),
             "lost": [[card_str(c) for c in cs] for cs in self.lost_order],
-            "tricks": list(st["points"]),
-            "times_locked": list(st["times_locked"]),
-            "tricks_sat_out": list(st["sat_out"]),
-            "totals": list(st["totals"]),
-            "summaries": [h.to_dict() for h in st["summaries"]],
-            "winner": st["winner"],
-            "voids": [[SUIT_NAMES[x] for x in range(4) if (v >> x) & 1] for v in st["voids"]],
+            "tricks": list(self.points),
+            "times_locked": list(self.times_locked),
+            "tricks_sat_out": list(self.sat_out),
+            "totals": list(self.totals),
+            "summaries": [h.to_dict() for h in self.summaries],
+            "winner": self.winner,
+            "voids": [[SUIT_NAMES[x] for x in range(4) if (v >> x) & 1] for v in self.voids],
         }

@@ -60,7 +60,7 @@ class _BudgetedISMCTS(ismcts.ISMCTSBot):
             return self.get_final_policy(state, self._root_node)
 
 
-class LockupRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
+class LockupRolloutEvaluator(mcts.Evaluator):
     """Random rollouts, as OpenSpiel's ``RandomRolloutEvaluator`` does them (uniform legal
     cards, uniform lockup discards, to the end of the hand), run on the engine directly
     instead of through pyspiel calls: the same values, several times faster."""

@@ -197,7 +197,7 @@ def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str,
     st[km.I_LOST] = lost
 
 
-def _set_trick(st: list[int], km: ModuleType, trick: list[tuple[int, Card]]) -> None:
+def _set_trick(st: list[int], km: ModuleType, trick: Sequence[tuple[int, Card]]) -> None:
     """The current trick's fields: led suit, best card and seat, clubs, picture clubs."""
     led = best = bseat = -1
     clubs = pic = 0
@@ -240,7 +240,7 @@ def history(
             for k in range(tr.lock):
                 losses[tr.winner].append(tr.number + 1 if upfront else tr.number + 1 + k)
     tricks = [(tr.number, list(tr.plays), tr.winner) for tr in view.tricks if tr.plays]
-    tricks.append((view.trick_number, view.trick, None))
+    tricks.append((view.trick_number, list(view.trick), None))
     rows: list[list[int]] = []
     who: list[tuple[int, int]] = []
     cards: list[int] = []
