@@ -8,6 +8,7 @@ own). The server runs as a subprocess on a free port with a temporary SQLite fil
 from __future__ import annotations
 
 import json
+import random
 import re
 import signal
 import socket
@@ -155,6 +156,37 @@ def click_card(page: Any, card: str) -> None:
     version = page.evaluate("document.body.dataset.version")
     page.locator(f'#hand button.card[data-card="{card}"]').click(force=True)
     wait_version_change(page, version)
+
+
+def play_until(page: Any, rng: random.Random, done: Any, limit: int = 200) -> None:
+    """Click random legal cards (closing hand summaries) until ``done(state)`` is true."""
+    for _ in range(limit):
+        state = wait_my_turn_or_dialog(page)
+        if done(state):
+            return
+        if state == "summary":
+            page.locator("#dlg-summary button.continue").click()
+            continue
+        assert state == "turn", state
+        legal = table_snapshot(page)["legal"]
+        assert legal, "our turn with no legal card highlighted"
+        click_card(page, rng.choice(legal))
+    raise AssertionError("the game did not reach the expected point")
+
+
+def find_illegal_turn(page: Any, rng: random.Random) -> str:
+    """Play on until it is our turn holding a card that is not legal; returns that card."""
+    for _ in range(60):
+        state = wait_my_turn_or_dialog(page)
+        if state == "summary":
+            page.locator("#dlg-summary button.continue").click()
+            continue
+        snap = table_snapshot(page)
+        illegal = [c for c in snap["hand"] if c not in snap["legal"]]
+        if illegal:
+            return illegal[0]
+        click_card(page, rng.choice(snap["legal"]))
+    raise AssertionError("never held a card that was not legal")
 
 
 def parse_frames(raw: list[str | bytes]) -> list[dict[str, Any]]:

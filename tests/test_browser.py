@@ -22,8 +22,10 @@ from browser_helpers import (
     MY_TURN,
     Server,
     click_card,
+    find_illegal_turn,
     hidden_card_leaks,
     parse_frames,
+    play_until,
     table_snapshot,
     wait_card_gone,
     wait_my_turn_or_dialog,
@@ -82,22 +84,6 @@ def new_page(
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     return ctx, page, frames, errors
-
-
-def play_until(page: Any, rng: random.Random, done: Any, limit: int = 200) -> None:
-    """Click random legal cards (closing hand summaries) until ``done(state)`` is true."""
-    for _ in range(limit):
-        state = wait_my_turn_or_dialog(page)
-        if done(state):
-            return
-        if state == "summary":
-            page.locator("#dlg-summary button.continue").click()
-            continue
-        assert state == "turn", state
-        legal = table_snapshot(page)["legal"]
-        assert legal, "our turn with no legal card highlighted"
-        click_card(page, rng.choice(legal))
-    raise AssertionError("the game did not reach the expected point")
 
 
 def test_whole_game_by_click_keyboard_and_drag(browser: Any, server: Server) -> None:
@@ -194,27 +180,12 @@ def test_whole_game_by_click_keyboard_and_drag(browser: Any, server: Server) -> 
     ctx.close()
 
 
-def _find_illegal_turn(page: Any, rng: random.Random) -> str:
-    """Play on until it is our turn holding a card that is not legal; returns that card."""
-    for _ in range(60):
-        state = wait_my_turn_or_dialog(page)
-        if state == "summary":
-            page.locator("#dlg-summary button.continue").click()
-            continue
-        snap = table_snapshot(page)
-        illegal = [c for c in snap["hand"] if c not in snap["legal"]]
-        if illegal:
-            return illegal[0]
-        click_card(page, rng.choice(snap["legal"]))
-    raise AssertionError("never held a card that was not legal")
-
-
 def test_illegal_card_shows_engine_reason_in_english_and_french(
     browser: Any, server: Server
 ) -> None:
     ctx, page, frames, errors = new_page(browser, server.url)
     page.goto("/")
-    card = _find_illegal_turn(page, random.Random(1))
+    card = find_illegal_turn(page, random.Random(1))
     before = table_snapshot(page)
     n_frames = len(frames)
     page.locator(f'#hand button.card[data-card="{card}"]').click()

@@ -12,15 +12,17 @@ export const reducedMotion = () => !!query && query.matches;
 const centre = (r) => [r.left + r.width / 2, r.top + r.height / 2];
 
 /**
- * Move `el` from where `from` was to where it is now.
- * @param {HTMLElement} el @param {DOMRect | null | undefined} from @param {number} [ms]
+ * Move `el` from where `from` was to where it is now, starting at `scale` (a card from the
+ * hand keeps its size; one from a seat grows out of it).
+ * @param {HTMLElement} el @param {DOMRect | null | undefined} from @param {number | null} [scale]
+ * @param {number} [ms]
  */
-export function flyIn(el, from, ms = 280) {
+export function flyIn(el, from, scale = null, ms = 300) {
   if (!from || reducedMotion() || !el.animate) return;
   const to = el.getBoundingClientRect();
   const [fx, fy] = centre(from);
   const [tx, ty] = centre(to);
-  const scale = to.width ? Math.max(0.4, Math.min(2, from.width / to.width)) : 1;
+  if (scale == null) scale = to.width ? Math.max(0.5, Math.min(1.6, from.width / to.width)) : 1;
   el.animate(
     [{ transform: `translate(${fx - tx}px, ${fy - ty}px) scale(${scale})`, opacity: 0.9 }, { transform: "none", opacity: 1 }],
     { duration: ms, easing: "cubic-bezier(.2,.7,.3,1)" },

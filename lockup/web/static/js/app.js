@@ -351,7 +351,8 @@ async function showEvent(msg, epoch) {
       }
       setShown(msg);
       const added = renderNow();
-      for (const li of added) if (li.dataset.seat === String(ev.seat)) flyIn(/** @type {HTMLElement} */ (li.firstElementChild), from);
+      for (const li of added)
+        if (li.dataset.seat === String(ev.seat)) flyIn(/** @type {HTMLElement} */ (li.firstElementChild), from, mine ? null : 0.5);
       sound("play");
       announce(mine ? t("ann.playYou", { card: cardInText(ev.card) }) : t("ann.play", { name: nameOf(S, ev.seat), card: cardInText(ev.card) }));
       yourTurnCue();
@@ -783,7 +784,8 @@ async function main() {
   fillNewGameForm(S.options);
   bindUi();
   applyPrefs();
-  if (S.sound) setSound(true); // audio starts with the player's first click if the browser insists
+  // Browsers start audio only after a gesture: the first click or tap wakes it if sounds are on.
+  addEventListener("pointerdown", () => S.sound && setSound(true), { once: true, capture: true });
   renderNow();
   conn = new Connection({
     onMessage: (msg) => proto.handle(msg),

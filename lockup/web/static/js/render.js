@@ -273,7 +273,10 @@ export function scoresHTML(s) {
 
 /** @param {PageState} s */
 export function renderScores(s) {
-  setHTML($("#scores"), scoresHTML(s));
+  if (setHTML($("#scores"), scoresHTML(s))) {
+    const box = $("#scores").parentElement;
+    if (box) box.classList.toggle("more-right", box.scrollWidth > box.clientWidth + 2);
+  }
 }
 
 /** @param {PageState} s */
