@@ -1,7 +1,7 @@
 """Lockup, the four-player trick-taking game where clubs lock you up.
 
 Layers, each depending only on those before it: :mod:`lockup.cards`,
-:mod:`lockup.engine` (the rules, RULES.md R1 to R16), :mod:`lockup.record`
+:mod:`lockup.engine` (the rules, docs/rules.md R1 to R16), :mod:`lockup.record`
 (``lockup-record/1``), :mod:`lockup.bots`, :mod:`lockup.arena`; the server
 (:mod:`lockup.server`) and the front ends sit on top.
 """

@@ -1,11 +1,11 @@
-"""Cards, suits and ranks of the 52-card deck (RULES.md R2), as small integers.
+"""Cards, suits and ranks of the 52-card deck (docs/rules.md R2), as small integers.
 
 A card is an ``int`` from 0 to 51: ``suit * 13 + rank``, where rank 0 is the two
 and rank 12 the ace, and suits are ordered clubs, diamonds, hearts, spades.
 A set of cards (a hand, the cards played) is an ``int`` bit mask with bit ``card``
 set for each card in it, which keeps the engine fast.
 
-Notation follows RECORD.md: ``QD`` is the queen of diamonds and ``TD`` the ten.
+Notation follows the record format (docs/records.md): ``QD`` is the queen of diamonds and ``TD`` the ten.
 :func:`parse_card` also reads ``10D``, lower case and the suit symbols (``q♦``).
 """
 

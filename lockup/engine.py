@@ -1,4 +1,4 @@
-"""The Lockup rules engine: the reference implementation of RULES.md (R1 to R16).
+"""The Lockup rules engine: the reference implementation of docs/rules.md (R1 to R16).
 
 The engine is pure: no I/O, no third-party imports, and no randomness that is not
 passed in as an argument (a ``random.Random``, or anything with ``random()`` and
@@ -118,7 +118,7 @@ class RandomSource(Protocol):
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule options of RULES.md, with their defaults.
+    """The rule options of docs/rules.md, with their defaults.
 
     ``picture_exception``: ``"same-rank"`` or ``"any-club"`` (R7).
     ``lock_discards``: ``"per-trick"`` or ``"upfront"`` (R10).

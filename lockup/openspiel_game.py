@@ -16,14 +16,14 @@ One OpenSpiel game is **one Lockup hand** (13 tricks), which is what a search pl
 - Returns are the tricks each seat took in the hand (R13), 0 to 13 each, given at the
   end (zeros before: a terminal reward model). They are not zero-sum (an empty trick,
   R12, scores nobody), so the game is ``GENERAL_SUM``.
-- Game parameters: ``picture_exception`` and ``lock_discards`` (RULES.md options); the
+- Game parameters: ``picture_exception`` and ``lock_discards`` (docs/rules.md options); the
   target does not matter within one hand.
 
 The information state string of a player (perfect recall) is its dealer, its dealt hand
 and every public event in order (plays and lockup discards); the observation string and
 tensor are what the player sees now. :meth:`LockupState.resample_from_infostate` samples
 the hidden hands uniformly among all those consistent with what the player has seen:
-cards played, cards lockup took (public), voids shown (RULES.md R5, R6: a seat that did
+cards played, cards lockup took (public), voids shown (docs/rules.md R5, R6: a seat that did
 not follow has none of the led suit) and hand sizes; it replays the hand's public history
 through the engine, so the sampled state's ``history()`` is a real one.
 

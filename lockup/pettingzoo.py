@@ -102,7 +102,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         episode: Episode = "hand",
         render_mode: str | None = None,
     ) -> None:
-        """An environment for ``rules`` (default: RULES.md's defaults)."""
+        """An environment for ``rules`` (default: the defaults of docs/rules.md)."""
         super().__init__()
         if reward not in ("trick", "hand"):
             raise ValueError(f"reward must be 'trick' or 'hand', not {reward!r}")

@@ -1,4 +1,4 @@
-"""Game records in the ``lockup-record/1`` format of RECORD.md: read, write, replay.
+"""Game records in the ``lockup-record/1`` format of docs/records.md: read, write, replay.
 
 A record is one JSON document: rules, players, and for every hand its dealer, its deal
 and its events (plays and lockup discards) in order. Lockup discards are written in, so
@@ -88,7 +88,7 @@ class ReplayResult:
     error: IllegalRecord | None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON summary ``lockup replay`` prints (RECORD.md)."""
+        """The JSON summary ``lockup replay`` prints (docs/records.md)."""
         if self.error is not None:
             return self.error.to_dict()
         return summary(self.game)

@@ -1,4 +1,4 @@
-"""Property tests: random whole games under every option combination (RULES.md R3-R16).
+"""Property tests: random whole games under every option combination (docs/rules.md R3-R16).
 
 Each example is a seed; the game is random legal play with random lockup discards, and
 the invariants are checked after every single step (deal, play or discard).

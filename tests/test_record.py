@@ -1,4 +1,4 @@
-"""Game records, ``lockup-record/1`` (RECORD.md): write, read, replay, round trips."""
+"""Game records, ``lockup-record/1`` (docs/records.md): write, read, replay, round trips."""
 
 from __future__ import annotations
 

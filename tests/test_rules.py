@@ -1,4 +1,4 @@
-"""Every rule of RULES.md (R1 to R16) and every worked example (1 to 7), under each option
+"""Every rule of docs/rules.md (R1 to R16) and every worked example (1 to 7), under each option
 the rule or example names. Deals are built card by card (``make_deal``) to reach each
 situation; the records in ``tests/fixtures`` are real games that show the rest.
 """
@@ -857,7 +857,7 @@ def test_example_5_clubs_from_seats_holding_spades(rules: Rules) -> None:
 
 def refusal_cases() -> list[tuple[str, Game, str, int | None, str, str, str]]:
     """(name, game, card, seat, code, rule, words in the reason) for each plain-words
-    refusal at the end of RULES.md."""
+    refusal at the end of docs/rules.md."""
     out = []
     g = new_game({S: "2C 3D"}, dealer=3)
     out.append(("lead a club", g, "2C", None, "lead-club", "R5", "lead a club"))

@@ -1,4 +1,4 @@
-"""RULES.md's worked examples, each a test (R7, R9, R10, R11)."""
+"""The worked examples of docs/rules.md, each a test (R7, R9, R10, R11)."""
 
 from lockup.cards import parse_card
 from lockup.engine import Game, IllegalMove, Rules

@@ -8,7 +8,7 @@ float additions and multiplications in a fixed order.
 
 State layout: one integer array ``s`` (see the ``I_*`` indices). Hands and card sets are
 bit masks over card numbers (``suit * 13 + rank``) exactly as in :mod:`lockup.engine`, and
-the rules are those of the engine (RULES.md R4-R13), re-implemented for speed; the tests
+the rules are those of the engine (docs/rules.md R4-R13), re-implemented for speed; the tests
 check that both agree move for move.
 """
 
