@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///lockup.sqlite
 
-.PHONY: run test install install-test engine lint typecheck pytest jstest browser bench clean
+.PHONY: run test install install-test engine lint typecheck docs pytest jstest browser bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -53,13 +53,17 @@ jstest:
 typecheck: install-test
 	$(BIN)/mypy lockup
 
+# The API reference, from the docstrings (docs/api); every cross-reference must resolve.
+docs: install-test
+	$(BIN)/python -m sphinx -q -n -W --keep-going -b html docs/api docs/_build/api
+
 browser:
 	bash scripts/ensure-chromium.sh
 
 pytest: install-test engine
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck browser pytest jstest
+test: lint typecheck docs browser pytest jstest
 
 bench: install-test engine
 	$(BIN)/pip install -q -e '.[bench]'

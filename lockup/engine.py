@@ -274,37 +274,39 @@ def _or_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
-# The state every seat may know (SeatView copies it); Game adds the hands and its log.
-_PUBLIC_STATE = (
-    "phase",
-    "totals",
-    "summaries",
-    "winner",
-    "dealer",
-    "hand_number",
-    "points",
-    "locks",
-    "lost",
-    "times_locked",
-    "sat_out",
-    "empty_tricks",
-    "trick_number",
-    "nominal",
-    "leader",
-    "turn",
-    "trick",
-    "led_suit",
-    "best_card",
-    "best_seat",
-    "clubs_in_trick",
-    "pic_clubs",
-    "players_in_trick",
-    "played",
-    "pending",
-    "_after_discards",
-    "tricks",
-    "voids",
-)
+_PUBLIC_STATE: dict[str, str] = {
+    "phase": "What the game waits for: a :class:`Phase`.",
+    "totals": "Each seat's game total of the finished hands (R13).",
+    "summaries": "A :class:`HandSummary` for each finished hand (R14).",
+    "winner": "The winning seat once the game is over (R15), else None.",
+    "dealer": "The current hand's dealer (R3).",
+    "hand_number": "The current hand, 0 for the first (-1 before the first deal).",
+    "points": "Tricks each seat has won this hand (R8, R13).",
+    "locks": "Tricks each seat still sits out (R9).",
+    "lost": "The cards lockup took from each seat this hand, as masks (R10).",
+    "times_locked": "How many times each seat was locked this hand (R14).",
+    "sat_out": "How many tricks each seat sat out this hand (R14).",
+    "empty_tricks": "Empty tricks this hand (R12).",
+    "trick_number": "The current trick, 0 to 12 (13 once the hand is over).",
+    "nominal": "The seat that would lead the current trick, locks aside (R11, R12).",
+    "leader": "The seat that leads (or led) the current trick.",
+    "turn": "The seat whose card is due while the phase is ``play`` (-1 otherwise).",
+    "trick": "The current trick's plays so far, as (seat, card).",
+    "led_suit": "The suit led to the current trick (-1 before the lead).",
+    "best_card": "The card winning the current trick so far (-1 before the lead, R8).",
+    "best_seat": "The seat that played :attr:`best_card` (-1 before the lead).",
+    "clubs_in_trick": "Clubs in the current trick (R9).",
+    "pic_clubs": "The clubs the pictures in the current trick allow under ``same-rank`` (R7).",
+    "players_in_trick": "How many seats play the current trick: those not locked (R4).",
+    "played": "Every card played to a trick this hand, as a mask.",
+    "pending": "The seats lockup discards are due from, in order (R10).",
+    "_after_discards": "",
+    "tricks": "This hand's completed tricks, as :class:`Trick`.",
+    "voids": "For each seat, a 4-bit mask of the suits it has shown it lacks (R5, R6).",
+}
+"""The state every seat may know (a :class:`SeatView` copies it), with what each is."""
+
+
 
 
 def implementation() -> str:
@@ -322,16 +324,16 @@ class Game:
     (:meth:`discard` or :meth:`discard_random`), or the next hand (:meth:`deal`).
     """
 
-    __slots__ = (
-        "rules",
-        "_any_club",
-        "_upfront",
-        "hands",
-        "log",
-        "_lost_order",
-        "_legal",
-        *_PUBLIC_STATE,
-    )
+    __slots__ = {
+        "rules": "The game's rule options.",
+        "_any_club": "",
+        "_upfront": "",
+        "hands": "Each seat's cards, as masks (hidden from the other seats).",
+        "log": "The hands' deals and events for a record (None with ``record=False``).",
+        "_lost_order": "",
+        "_legal": "",
+        **_PUBLIC_STATE,
+    }
 
     def __init__(self, rules: Rules | None = None, dealer: int = 0, *, record: bool = True) -> None:
         """A game before its first deal; ``dealer`` deals the first hand (R3).
