@@ -307,8 +307,6 @@ _PUBLIC_STATE: dict[str, str] = {
 """The state every seat may know (a :class:`SeatView` copies it), with what each is."""
 
 
-
-
 def implementation() -> str:
     """How :meth:`Game.playout` runs: ``"compiled"`` (the mypyc extension that
     ``make engine`` builds from :mod:`lockup.playout`) or ``"python"``."""
