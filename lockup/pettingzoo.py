@@ -31,6 +31,7 @@ NumPy). See docs/pettingzoo.md.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -39,8 +40,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .cards import cards_of, format_cards
-from .engine import DISCARD, OVER, PLAY, SEAT_NAMES, Game, Rules
+from .cards import SUIT_NAMES, cards_of, format_cards, parse_card
+from .engine import DISCARD, OVER, PLAY, SEAT_NAMES, Game, Rules, SeatView
 
 Reward = Literal["trick", "hand"]
 """When rewards come: ``"trick"`` (1 to each trick's winner) or ``"hand"`` (points at its end)."""
@@ -84,6 +85,110 @@ def _card_bits(rows: list[int]) -> npt.NDArray[np.int8]:
     """Card masks to rows of 52 bits, all at once."""
     raw = np.array(rows, dtype="<u8").view(np.uint8)
     return np.unpackbits(raw, bitorder="little").reshape(len(rows), 64)[:, :52].view(np.int8)
+
+
+def encode(
+    seat: int,
+    hand: int,
+    trick: Sequence[tuple[int, int]],
+    played_by: Sequence[int],
+    lost: Sequence[int],
+    voids: Sequence[int],
+    locks: Sequence[int],
+    hand_sizes: Sequence[int],
+    points: Sequence[int],
+    totals: Sequence[int],
+    leader: int,
+    trick_number: int,
+    legal: int,
+) -> dict[str, npt.NDArray[np.int8]]:
+    """The observation of ``seat`` (see :data:`LAYOUT`) from what it may know.
+
+    Per-seat arguments are in absolute seat order; card sets are masks. ``played_by`` holds
+    each seat's cards played this hand, the current trick's included; ``leader`` is -1
+    before the lead. The environment, :func:`observation_of` and
+    :func:`observation_from_turn` all encode through this function.
+    """
+    order = (seat, (seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+    rows = [hand, 0, 0, 0, 0]
+    for s, c in trick:
+        rows[1 + (s - seat) % 4] |= 1 << c
+    rows += [played_by[s] for s in order]
+    rows += [lost[s] for s in order]
+    rows.append(legal)
+    bits = _card_bits(rows)
+    small: list[int] = []
+    for s in order:
+        v = voids[s]
+        small += [v & 1, v >> 1 & 1, v >> 2 & 1, v >> 3 & 1]
+    small += [locks[s] for s in order]
+    small += [hand_sizes[s] for s in order]
+    small += [points[s] for s in order]
+    small += [totals[s] for s in order]
+    rel = (leader - seat) % 4 if leader >= 0 else -1
+    small += [int(r == rel) for r in range(4)]
+    small.append(min(trick_number, 12))
+    observation = np.concatenate((bits[:_CARD_ROWS].ravel(), np.array(small, np.int8)))
+    return {"observation": observation, "action_mask": bits[_CARD_ROWS].copy()}
+
+
+def observation_of(view: SeatView) -> dict[str, npt.NDArray[np.int8]]:
+    """The environment's observation for a :class:`~lockup.engine.SeatView`: how a policy
+    trained in the environment plays as a :class:`~lockup.bots.base.Bot`."""
+    played_by = [0, 0, 0, 0]
+    for t in view.tricks:
+        for s, c in t.plays:
+            played_by[s] |= 1 << c
+    for s, c in view.trick:
+        played_by[s] |= 1 << c
+    return encode(
+        view.seat,
+        view.hand_mask,
+        view.trick,
+        played_by,
+        view.lost_masks,
+        view.voids,
+        view.locks,
+        view.hand_sizes,
+        view.points,
+        view.totals,
+        view.leader if view.trick else -1,
+        view.trick_number,
+        view.legal_mask,
+    )
+
+
+def observation_from_turn(message: dict[str, Any]) -> dict[str, npt.NDArray[np.int8]]:
+    """The environment's observation for a ``lockup-bot/1`` ``turn`` message
+    (docs/bot-protocol.md): how a trained policy plays as an outside bot in the arena."""
+    view = message["view"]
+
+    def mask(cards: Sequence[str]) -> int:
+        return sum(1 << parse_card(c) for c in cards)
+
+    trick = [(p["seat"], parse_card(p["card"])) for p in view["trick"]]
+    played_by = [0, 0, 0, 0]
+    for t in message["tricks"]:
+        for p in t["plays"]:
+            played_by[p["seat"]] |= 1 << parse_card(p["card"])
+    for s, c in trick:
+        played_by[s] |= 1 << c
+    voids = [sum(1 << SUIT_NAMES.index(x) for x in v) for v in view["voids"]]
+    return encode(
+        view["seat"],
+        mask(view["hand"]),
+        trick,
+        played_by,
+        [mask(cs) for cs in view["lost"]],
+        voids,
+        view["locks"],
+        view["hand_sizes"],
+        view["tricks"],
+        view["totals"],
+        view["leader"] if trick else -1,
+        view["trick_number"],
+        mask(view["legal"]),
+    )
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
@@ -209,29 +314,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         """What ``agent``'s seat may know, and its action mask (all 0 unless it is to act)."""
         me = self._seat[agent]
         game = self.game
-        order = [me, (me + 1) % 4, (me + 2) % 4, (me + 3) % 4]
-        trick = [0, 0, 0, 0]
-        for s, c in game.trick:
-            trick[(s - me) % 4] |= 1 << c
-        legal = game.legal_mask(me)
-        rows = [game.hands[me], *trick]
-        rows += [self._played_by[s] for s in order]
-        rows += [game.lost[s] for s in order]
-        rows.append(legal)
-        bits = _card_bits(rows)
-        small = []
-        for s in order:
-            v = game.voids[s]
-            small += [v & 1, v >> 1 & 1, v >> 2 & 1, v >> 3 & 1]
-        small += [game.locks[s] for s in order]
-        small += [game.hands[s].bit_count() for s in order]
-        small += [game.points[s] for s in order]
-        small += [game.totals[s] for s in order]
-        leader = (game.leader - me) % 4 if game.trick else -1
-        small += [int(r == leader) for r in range(4)]
-        small.append(min(game.trick_number, 12))
-        observation = np.concatenate((bits[:_CARD_ROWS].ravel(), np.array(small, np.int8)))
-        return {"observation": observation, "action_mask": bits[_CARD_ROWS].copy()}
+        hands = game.hands
+        return encode(
+            me,
+            hands[me],
+            game.trick,
+            self._played_by,
+            game.lost,
+            game.voids,
+            game.locks,
+            [h.bit_count() for h in hands],
+            game.points,
+            game.totals,
+            game.leader if game.trick else -1,
+            game.trick_number,
+            game.legal_mask(me),
+        )
 
     def legal_cards(self, agent: str | None = None) -> list[int]:
         """The cards ``agent`` (default: the agent to act) may play now."""

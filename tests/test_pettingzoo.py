@@ -16,9 +16,18 @@ pytestmark = pytest.mark.filterwarnings(
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from lockup.arena.external import view_message  # noqa: E402
 from lockup.cards import cards_of  # noqa: E402
 from lockup.engine import IllegalMove, Rules  # noqa: E402
-from lockup.pettingzoo import AGENTS, LAYOUT, OBS_SIZE, env, raw_env  # noqa: E402
+from lockup.pettingzoo import (  # noqa: E402
+    AGENTS,
+    LAYOUT,
+    OBS_SIZE,
+    env,
+    observation_from_turn,
+    observation_of,
+    raw_env,
+)
 
 EVERY_OPTION = [Rules(p, d) for p in ("same-rank", "any-club") for d in ("per-trick", "upfront")]
 
@@ -93,6 +102,11 @@ def check_observation(e: raw_env, agent: str, obs: dict[str, np.ndarray]) -> Non
     for other in AGENTS:
         if other != agent:
             assert not e.observe(other)["action_mask"].any()
+    # A trained policy sees the same numbers as a bot (from a SeatView) and as an outside
+    # bot (from the arena's lockup-bot/1 turn message).
+    for again in (observation_of(view), observation_from_turn(view_message(view))):
+        assert again.keys() == obs.keys()
+        assert all(np.array_equal(again[k], obs[k]) for k in obs)
 
 
 @pytest.mark.parametrize(
