@@ -55,7 +55,7 @@ typecheck: install-test
 
 # The API reference, from the docstrings (docs/api); every cross-reference must resolve.
 docs: install-test
-	$(BIN)/python -m sphinx -q -n -W --keep-going -b html docs/api docs/_build/api
+	$(BIN)/python -m sphinx -q -E -n -W --keep-going -b html docs/api docs/_build/api
 
 browser:
 	bash scripts/ensure-chromium.sh

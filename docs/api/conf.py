@@ -28,6 +28,6 @@ nitpicky = True
 nitpick_ignore_regex = [
     (r"py:.*", r"(np|numpy|npt|gymnasium|spaces|pettingzoo|pyspiel)\..*"),
     (r"py:class", r"(Card|CardMask|Reward|Episode|PictureException|LockDiscards)"),
-    (r"py:.*", r"(collections\.abc|enum|typing|random|types)\..*"),
+    (r"py:.*", r"(abc|collections\.abc|enum|typing|random|types)\..*"),
     (r"py:class", r"(Any|optional)"),
 ]
