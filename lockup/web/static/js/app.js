@@ -287,12 +287,13 @@ function onIdle() {
 
 /** The hello's answer has arrived: a card held while offline is sent, or said not played. */
 function onSynced() {
-  if (unsure && S.view) {
+  // The newest view received (events may still be waiting to be shown).
+  const newest = proto.queue.length ? proto.queue[proto.queue.length - 1].view : S.view;
+  if (unsure && newest) {
     const card = unsure;
     unsure = null;
-    if (S.view.hand.includes(card) && !proto.busy && !S.queued) {
-      showMessage(t("err.notPlayed", { card: cardInText(card) }), "info");
-    } else if (!S.view.hand.includes(card)) clearMessage();
+    if (newest.hand.includes(card) && !S.queued) showMessage(t("err.notPlayed", { card: cardInText(card) }), "info");
+    else if (!newest.hand.includes(card)) clearMessage();
   }
   resolveQueued();
 }
@@ -327,6 +328,7 @@ async function showEvent(msg, epoch) {
       dealIn(/** @type {HTMLElement[]} */ ([...document.querySelectorAll("#hand button.card")]), $("#middle").getBoundingClientRect());
       announce(aboutSeat(S, "ann.deal", ev.dealer, { n: ev.hand + 1 }));
       await proto.pause("deal");
+      yourTurnCue();
       return;
     }
     case "play": {
