@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +18,9 @@ pytestmark = pytest.mark.filterwarnings(
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-from lockup.arena.external import view_message  # noqa: E402
+from lockup.arena.external import ExternalBot, view_message  # noqa: E402
 from lockup.cards import cards_of  # noqa: E402
-from lockup.engine import IllegalMove, Rules  # noqa: E402
+from lockup.engine import Game, IllegalMove, Rules  # noqa: E402
 from lockup.pettingzoo import (  # noqa: E402
     AGENTS,
     LAYOUT,
@@ -202,3 +204,35 @@ def test_options_are_checked_and_render_shows_the_table() -> None:
     assert text is not None and "South" in text and "trick 1" in text
     e.step(e.legal_cards()[0])
     assert "trick: " in (e.render() or "")
+
+
+def test_the_training_example_learns_and_its_bot_plays_in_the_arena(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    sys.path.insert(0, str(examples))
+    try:
+        import train_policy
+    finally:
+        sys.path.remove(str(examples))
+    weights, hands = train_policy.train(seconds=2.0, opponents="random", seed=1, lr=0.02)
+    assert hands > 20 and weights.shape == (len(train_policy.FEATURES),) and weights.any()
+    saved = tmp_path / "policy.npz"
+    np.savez(saved, weights=weights, features=np.array(train_policy.FEATURES))
+    bot = ExternalBot([sys.executable, str(examples / "policy_bot.py"), str(saved)], timeout=20)
+    game = Game.new(random.Random(4), Rules())
+    rng = random.Random(4)
+    try:
+        bot.begin_game(0, {"rules": game.rules.to_dict(), "game": "0.0"})
+        while game.phase != "deal":
+            if game.phase == "discard":
+                game.discard_random(rng)
+            elif game.turn == 0:
+                view = game.view(0)
+                legal, rows = train_policy.features(observation_of(view))
+                greedy = int(legal[int(np.argmax(rows @ weights))])
+                card = bot.choose(view)
+                assert card == greedy and card in view.legal_cards
+                game.play(card)
+            else:
+                game.play(rng.choice(game.legal_cards()))
+    finally:
+        bot.close()
