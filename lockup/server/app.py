@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 from ..web import STATIC_DIR
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
+from .rooms import RoomService, check_name, no_room, parse_room_options
 from .security import SecurityMiddleware, allowed_hosts
 from .session import GameService, GameSession, available_levels
 from .store import Store
@@ -173,6 +174,133 @@ async def api_record(request: Request) -> Response:
     )
 
 
+# ---------------------------------------------------------------------- rooms
+
+
+def _rooms(request: Request) -> RoomService:
+    rooms: RoomService = request.app.state.rooms
+    return rooms
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    return loads(body) if body.strip() else {}
+
+
+def _room_url(request: Request, kind: str, room_id: str, key: str) -> str:
+    base = str(request.base_url).rstrip("/")
+    param = "invite" if kind == "room" else "key"
+    return f"{base}/{kind}/{room_id}?{param}={key}"
+
+
+async def api_new_room(request: Request) -> Response:
+    """``POST /api/rooms``: a new room, the player its host at South."""
+    try:
+        options, name = parse_room_options(
+            await _json_body(request), available_levels(), _service(request).default_level
+        )
+    except ProtocolError:
+        return _error(400, OptionError("the body must be a JSON object of options"))
+    except OptionError as e:
+        return _error(400, e)
+    token, new = await _player(request)
+    try:
+        request.app.state.guards.new_game(token, _address(request))
+    except ProtocolError as e:
+        return _error(429, e)
+    room = await _rooms(request).create(token, options, name)
+    response = JSONResponse(
+        {
+            "room": room.id,
+            "invite": _room_url(request, "room", room.id, room.invite),
+            "watch": _room_url(request, "watch", room.id, room.watch),
+        }
+    )
+    if new:
+        _set_cookie(request, response, token)
+    return response
+
+
+async def api_lobby(request: Request) -> Response:
+    """``GET /api/rooms``: the public rooms with a free seat."""
+    return JSONResponse({"rooms": await _rooms(request).lobby()})
+
+
+async def api_room(request: Request) -> Response:
+    """``GET /api/rooms/{id}``: a room, for its people, or with its invite or watch key."""
+    room = await _rooms(request).get(request.path_params["room_id"])
+    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    key = request.query_params.get("invite") or request.query_params.get("key")
+    if room is None or not (
+        room.seat_of(token) is not None or room.may_join(key) or room.may_watch(key)
+    ):
+        return _error(404, no_room())
+    return JSONResponse(room.snapshot(token))
+
+
+async def api_join_room(request: Request) -> Response:
+    """``POST /api/rooms/{id}/join``: take a seat, ``{"invite", "seat", "name"}``."""
+    rooms = _rooms(request)
+    try:
+        data = await _json_body(request)
+        if not isinstance(data, dict) or set(data) - {"invite", "seat", "name"}:
+            raise OptionError('the body is {"invite": ..., "seat": 0-3, "name": ...}')
+        name = check_name(data["name"]) if data.get("name") is not None else None
+    except ProtocolError:
+        return _error(400, OptionError("the body must be a JSON object"))
+    except OptionError as e:
+        return _error(400, e)
+    room = await rooms.get(request.path_params["room_id"])
+    if room is None:
+        return _error(404, no_room())
+    token, new = await _player(request)
+    invite = data.get("invite")
+    try:
+        seat = await rooms.join(
+            room, token, invite if isinstance(invite, str) else None, data.get("seat"), name
+        )
+    except ProtocolError as e:
+        status = {"no-room": 404, "bad-message": 400}.get(e.code, 409)
+        return _error(status, e)
+    response = JSONResponse({"room": room.id, "seat": seat})
+    if new:
+        _set_cookie(request, response, token)
+    return response
+
+
+async def api_leave_room(request: Request) -> Response:
+    """``POST /api/rooms/{id}/leave``: give up one's seat before the game starts."""
+    room = await _rooms(request).get(request.path_params["room_id"])
+    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    if room is None or token is None or room.seat_of(token) is None:
+        return _error(404, no_room())
+    try:
+        await _rooms(request).leave(room, token)
+    except ProtocolError as e:
+        return _error(409, e)
+    return JSONResponse({"room": room.id, "seat": None})
+
+
+async def api_profile(request: Request) -> Response:
+    """``GET /api/profile``: the player's display name; ``POST``: set it ``{"name"}``."""
+    token, new = await _player(request)
+    rooms = _rooms(request)
+    if request.method == "POST":
+        try:
+            data = await _json_body(request)
+            if not isinstance(data, dict) or set(data) != {"name"}:
+                raise OptionError('the body is {"name": ...}')
+            await rooms.set_name(token, check_name(data["name"]))
+        except ProtocolError:
+            return _error(400, OptionError("the body must be a JSON object"))
+        except OptionError as e:
+            return _error(400, e)
+    response = JSONResponse({"name": await rooms.name_of(token)})
+    if new:
+        _set_cookie(request, response, token)
+    return response
+
+
 async def healthz(request: Request) -> Response:
     """``GET /healthz``: ``ok``."""
     return PlainTextResponse("ok")
@@ -245,11 +373,20 @@ def create_app(
         Route("/", _page("index.html")),
         Route("/rules", _page("rules.html")),
         Route("/help", _page("help.html")),
+        Route("/room/{room_id}", _page("index.html")),
+        Route("/watch/{room_id}", _page("index.html")),
+        Route("/lobby", _page("index.html")),
         Route("/healthz", healthz),
         Route("/api/options", api_options, methods=["GET"]),
         Route("/api/game", api_game, methods=["GET"]),
         Route("/api/games", api_new_game, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record, methods=["GET"]),
+        Route("/api/rooms", api_new_room, methods=["POST"]),
+        Route("/api/rooms", api_lobby, methods=["GET"]),
+        Route("/api/rooms/{room_id}", api_room, methods=["GET"]),
+        Route("/api/rooms/{room_id}/join", api_join_room, methods=["POST"]),
+        Route("/api/rooms/{room_id}/leave", api_leave_room, methods=["POST"]),
+        Route("/api/profile", api_profile, methods=["GET", "POST"]),
         WebSocketRoute("/ws", ws_endpoint),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
@@ -260,6 +397,7 @@ def create_app(
         middleware=[Middleware(SecurityMiddleware, hosts=hosts)],
     )
     app.state.service = service
+    app.state.rooms = RoomService(service)
     app.state.store = the_store
     app.state.guards = Guards(limits or Limits())
     return app

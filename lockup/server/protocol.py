@@ -59,10 +59,13 @@ def bad(reason: str) -> ProtocolError:
 @dataclass(frozen=True)
 class Hello:
     """Join (or rejoin) a game: ``game`` None for the player's current one; ``since`` the
-    last version the page has (0: none)."""
+    last version the page has (0: none). ``room``: join a room's table instead (as its
+    seated person, or as a spectator with the room's ``watch`` key)."""
 
     game: str | None
     since: int
+    room: str | None = None
+    watch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,43 @@ class Ping:
     """Keep-alive."""
 
 
-ClientMessage = Hello | Play | Hint | Ping
+@dataclass(frozen=True)
+class Chat:
+    """A line of table chat (rooms' seated players)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class React:
+    """A quick reaction, one of :data:`REACTIONS`."""
+
+    reaction: str
+
+
+@dataclass(frozen=True)
+class Start:
+    """The host starts the room's game."""
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """A seated person wants another game at the same table."""
+
+
+@dataclass(frozen=True)
+class Remove:
+    """The host removes the person at ``seat``: a computer takes it."""
+
+    seat: int
+
+
+ClientMessage = Hello | Play | Hint | Ping | Chat | React | Start | Rematch | Remove
+
+MAX_CHAT = 200
+"""The longest chat line, in characters."""
+REACTIONS = ("👍", "👏", "😮", "😂", "😬", "🙏")
+"""The quick reactions."""
 
 
 def loads(text: str | bytes) -> Any:
@@ -145,9 +184,53 @@ def parse_client(text: str | bytes | None) -> ClientMessage:
         game = msg.get("game")
         if game is not None and (not isinstance(game, str) or not 1 <= len(game) <= GAME_ID_MAX):
             raise bad('"game" must be a game id as /api/game gives it.')
-        return Hello(game, since)
+        room = msg.get("room")
+        if room is not None and (not isinstance(room, str) or not 1 <= len(room) <= GAME_ID_MAX):
+            raise bad('"room" must be a room id.')
+        watch = msg.get("watch")
+        if watch is not None and (not isinstance(watch, str) or len(watch) > 64):
+            raise bad('"watch" must be the key of a watch link.')
+        return Hello(game, since, room, watch)
+    if kind == "chat":
+        text = msg.get("text")
+        if not isinstance(text, str):
+            raise bad('"text" must be the line to say.')
+        text = clean_text(text, MAX_CHAT + 1)
+        if not text:
+            raise bad("An empty line is not sent.")
+        if len(text) > MAX_CHAT:
+            raise ProtocolError(
+                "too-long",
+                f"A chat line is at most {MAX_CHAT} characters.",
+                params={"max": MAX_CHAT},
+            )
+        return Chat(text)
+    if kind == "react":
+        reaction = msg.get("reaction")
+        if reaction not in REACTIONS:
+            raise bad(f'"reaction" must be one of {" ".join(REACTIONS)}.')
+        return React(str(reaction))
+    if kind == "start":
+        return Start()
+    if kind == "rematch":
+        return Rematch()
+    if kind == "remove":
+        seat = msg.get("seat")
+        if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
+            raise bad('"seat" must be 0 to 3.')
+        return Remove(int(seat))
     shown = safe_text(kind) if isinstance(kind, str) else type(kind).__name__
-    raise bad(f"Unknown message type {shown!r}: hello, play, hint or ping.")
+    raise bad(
+        f"Unknown message type {shown!r}: hello, play, hint, ping, chat, react, start, "
+        "rematch or remove."
+    )
+
+
+def clean_text(text: str, limit: int) -> str:
+    """``text`` with control characters and surrounding space removed, white space
+    folded, cut to ``limit`` characters (the page shows it as text, never as HTML)."""
+    kept = "".join(ch if ch.isprintable() else " " for ch in text[: limit * 4])
+    return " ".join(kept.split())[:limit]
 
 
 # ---------------------------------------------------------------------- new-game options
@@ -233,12 +316,34 @@ def error_of(e: ProtocolError, version: int | None) -> str:
 
 
 def state_frame(
-    version: int, players: list[str], seats: list[dict[str, Any]], view: dict[str, Any]
+    version: int,
+    players: list[str],
+    seats: list[dict[str, Any]],
+    view: dict[str, Any],
+    clock: dict[str, Any] | None = None,
 ) -> str:
-    """A full snapshot for one seat: ``state``."""
-    return to_json(
-        {"type": "state", "version": version, "players": players, "seats": seats, "view": view}
-    )
+    """A full snapshot for one seat (or a spectator): ``state``."""
+    frame = {"type": "state", "version": version, "players": players, "seats": seats}
+    frame["view"] = view
+    if clock is not None:
+        frame["clock"] = clock
+    return to_json(frame)
+
+
+def skip_frame(version: int) -> str:
+    """An event this viewer may not see (a spectator and the players' chat): its version
+    only, so that the viewer's versions stay consecutive."""
+    return f'{{"type":"skip","version":{version}}}'
+
+
+def clock_frame(version: int, clock: dict[str, Any] | None) -> str:
+    """A person's turn timer started: ``{"seat", "seconds", "limit"}`` (unversioned)."""
+    return to_json({"type": "clock", "version": version, "clock": clock})
+
+
+def room_frame(room: dict[str, Any]) -> str:
+    """A room as one viewer may see it (unversioned: each one replaces the last)."""
+    return to_json({"type": "room", "room": room})
 
 
 def event_frame(version: int, event_json: str, view_json: str) -> str:

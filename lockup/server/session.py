@@ -22,7 +22,7 @@ import random
 import secrets
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,8 +32,20 @@ from ..record import dumps, from_record
 from .history import History
 from .limits import Slots
 from .pool import BotPool, HintsBusy
-from .protocol import ProtocolError, error_frame, event_frame, hint_frame, state_frame, to_json
+from .protocol import (
+    ProtocolError,
+    clock_frame,
+    error_frame,
+    event_frame,
+    hint_frame,
+    skip_frame,
+    state_frame,
+    to_json,
+)
 from .store import ActionRow, GameRow, Store, StoreError, WriteOp, record_of
+
+SPECTATOR = -1
+"""The seat number of a spectator's connection: it sees only what is public."""
 
 log = logging.getLogger("lockup.server")
 
@@ -59,26 +71,60 @@ class Subscriber(Protocol):
 
 @dataclass
 class Seat:
-    """Who sits at a seat: a human (``player`` token) or a bot (``level``)."""
+    """Who sits at a seat: a human (``player`` token) or a bot (``level``).
+
+    A human's ``level`` is the computer that plays for them while they are ``away`` (in a
+    room: gone longer than the grace period).
+    """
 
     kind: str
     player: str | None = None
     level: str | None = None
+    away: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the store."""
         if self.kind == "human":
-            return {"kind": "human", "player": self.player}
+            return {"kind": "human", "player": self.player, "level": self.level}
         return {"kind": "bot", "level": self.level}
 
     def public(self) -> dict[str, Any]:
         """What every player may know of the seat: who plays it, never their token."""
-        return {"kind": self.kind, "level": self.level if self.kind == "bot" else None}
+        return {
+            "kind": self.kind,
+            "level": self.level if self.kind == "bot" else None,
+            "away": self.away,
+        }
+
+    @property
+    def computer_plays(self) -> bool:
+        """Whether a computer makes this seat's decisions now."""
+        return self.kind == "bot" or self.away
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Seat:
         """A seat from the store's JSON."""
         return cls(str(data["kind"]), data.get("player"), data.get("level"))
+
+
+def spectator_view(game: Game) -> dict[str, Any]:
+    """What anyone may see of ``game``: a seat's view without its hand."""
+    view = game.view(0).to_dict()
+    view.update(seat=None, hand=[], legal=[])
+    return view
+
+
+@dataclass
+class TableOptions:
+    """How a game at a table of people goes on without them (rooms' options).
+
+    ``grace``: seconds a person may be gone before a computer plays for them (None: never,
+    a game of one person waits). ``turn_timer``: seconds a person has for a card before the
+    computer plays it for them (0: no limit).
+    """
+
+    grace: float | None = None
+    turn_timer: float = 0.0
 
 
 class GameSession:
@@ -119,14 +165,35 @@ class GameSession:
         self.histories: dict[int, History] = {
             s: History(service.buffer_size) for s in self.human_seats()
         }
+        self.table = TableOptions()
+        """How the game goes on without its people (set by the room)."""
+        self.on_change: Callable[[GameSession], None] | None = None
+        """Told when presence or who plays a seat changes (the room updates its page)."""
+        self.room_id: str | None = None
         self.last_active = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
+        self._away_timers: dict[int, asyncio.TimerHandle] = {}
+        self._clock: tuple[int, int, float, asyncio.TimerHandle] | None = None
+        """The running turn timer: (seat, seq, deadline on the loop's clock, handle)."""
 
     # ------------------------------------------------------------------ seats
 
     def human_seats(self) -> list[int]:
         """The seats humans play."""
         return [s for s, seat in enumerate(self.seats) if seat.kind == "human"]
+
+    def open_to_spectators(self) -> None:
+        """Keep a public stream for spectators (room games)."""
+        self.histories.setdefault(SPECTATOR, History(self.service.buffer_size))
+
+    def connected(self, seat: int) -> bool:
+        """Whether a page of ``seat`` is connected."""
+        return any(sub.seat == seat for sub in self.subscribers)
+
+    @property
+    def watchers(self) -> int:
+        """How many spectators are connected."""
+        return sum(1 for sub in self.subscribers if sub.seat == SPECTATOR)
 
     def seat_of(self, player: str | None) -> int | None:
         """The seat ``player`` plays in this game, or None."""
@@ -144,10 +211,24 @@ class GameSession:
 
     # ------------------------------------------------------------------ frames
 
+    def view_of(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` (or :data:`SPECTATOR`) may see now."""
+        if seat == SPECTATOR:
+            return spectator_view(self.game)
+        return self.game.view(seat).to_dict()
+
     def state_frame(self, seat: int) -> str:
         """The JSON text of a ``state`` snapshot for ``seat``."""
         seats = [x.public() for x in self.seats]
-        return state_frame(self.version, self.names, seats, self.game.view(seat).to_dict())
+        return state_frame(self.version, self.names, seats, self.view_of(seat), self.clock())
+
+    def clock(self) -> dict[str, Any] | None:
+        """The running turn timer as a page shows it, or None."""
+        if self._clock is None:
+            return None
+        seat, _, deadline, _ = self._clock
+        left = max(0.0, deadline - asyncio.get_running_loop().time())
+        return {"seat": seat, "seconds": round(left, 1), "limit": self.table.turn_timer}
 
     @property
     def level(self) -> str | None:
@@ -167,26 +248,110 @@ class GameSession:
         else:
             for text in missed:
                 sub.send(text)
+            clock = self.clock()
+            if clock is not None:
+                sub.send(clock_frame(self.version, clock))
+        first = not self.connected(sub.seat)
         self.subscribers.add(sub)
+        if sub.seat != SPECTATOR:
+            timer = self._away_timers.pop(sub.seat, None)
+            if timer is not None:
+                timer.cancel()
+            if self.seats[sub.seat].away:
+                asyncio.get_running_loop().create_task(self._set_away(sub.seat, False))
+        if first or sub.seat == SPECTATOR:
+            self._changed()
 
     def leave(self, sub: Subscriber) -> None:
-        """Unsubscribe ``sub``."""
+        """Unsubscribe ``sub``; a person's last page gone starts the grace period."""
+        if sub not in self.subscribers:
+            return
         self.subscribers.discard(sub)
         self.last_active = time.monotonic()
+        if sub.seat != SPECTATOR and not self.connected(sub.seat):
+            self._start_grace(sub.seat)
+        self._changed()
 
-    def _publish(self, events: list[dict[str, Any]]) -> None:
-        """Send stored events to every human seat's subscribers, with that seat's view."""
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
+
+    # ------------------------------------------------------------------ people away
+
+    def _start_grace(self, seat: int) -> None:
+        """Start the grace period of a person with no page connected (rooms only)."""
+        grace = self.table.grace
+        if grace is None or self.closed or self.game.is_over or self.seats[seat].away:
+            return
+        if seat in self._away_timers or self.seats[seat].kind != "human":
+            return
+        loop = asyncio.get_running_loop()
+
+        def expired() -> None:
+            self._away_timers.pop(seat, None)
+            if not self.connected(seat):
+                loop.create_task(self._set_away(seat, True))
+
+        self._away_timers[seat] = loop.call_later(grace, expired)
+
+    def start_graces(self) -> None:
+        """Start the grace period of every person not connected (a game just loaded)."""
+        for seat in self.human_seats():
+            if not self.connected(seat):
+                self._start_grace(seat)
+
+    async def _set_away(self, seat: int, away: bool) -> None:
+        """A computer takes over ``seat`` (``away``), or its person takes it back: an event
+        (``takeover`` or ``reclaim``) every viewer sees."""
+        async with self.lock:
+            who = self.seats[seat]
+            if self.closed or who.away == away or who.kind != "human":
+                return
+            if away and (self.connected(seat) or self.game.is_over):
+                return
+            who.away = away
+            kind = "takeover" if away else "reclaim"
+            try:
+                await self.note(kind, seat, {"level": who.level})
+            except StoreError:
+                return
+        self._changed()
+        if away:
+            self.kick()
+        else:
+            self._start_clock()
+
+    async def note(
+        self, kind: str, seat: int | None, data: dict[str, Any], *, players_only: bool = False
+    ) -> None:
+        """Store and publish an event that is not a move (call it holding :attr:`lock`):
+        ``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``. ``players_only`` hides it
+        from spectators (they get a ``skip`` of its version)."""
+        version = self.version + 1
+        await self.service.store.write(Store.op_event(self.id, version, kind, seat, to_json(data)))
+        event = {"kind": kind, "seat": seat, **data}
+        self._publish([event], moved=False, players_only=players_only)
+
+    def _publish(
+        self, events: list[dict[str, Any]], *, moved: bool = True, players_only: bool = False
+    ) -> None:
+        """Send stored events to every viewer (each human seat and the spectators), each
+        with its own view; an event hidden from a viewer is a ``skip`` of its version, so
+        every viewer's versions stay consecutive. ``moved``: the events change the game
+        (a move); events that do not (chat) leave a card's version valid."""
         encoded = [to_json(ev) for ev in events]
         for seat, history in self.histories.items():
-            view = to_json(self.game.view(seat).to_dict())
             subs = [s for s in self.subscribers if s.seat == seat]
+            hidden = players_only and seat == SPECTATOR
+            view = to_json(self.view_of(seat)) if not hidden else ""
             for i, ev in enumerate(encoded):
                 v = self.version + i + 1
-                text = event_frame(v, ev, view)
+                text = skip_frame(v) if hidden else event_frame(v, ev, view)
                 history.add(v, text)
                 for sub in subs:
                     sub.send(text)
-        self.stable_since = self.version + 1
+        if moved:
+            self.stable_since = self.version + 1
         self.version += len(events)
 
     # ------------------------------------------------------------------ changes
@@ -198,8 +363,10 @@ class GameSession:
         card: Card = -1,
         deal: list[list[Card]] | None = None,
         before: tuple[WriteOp, ...] = (),
+        actor: str | None = None,
     ) -> None:
-        """Make one action (engine-checked by the caller), store it, then publish it."""
+        """Make one action (engine-checked by the caller), store it, then publish it.
+        ``actor``: who chose a card, ``person`` or ``computer`` (stored with it)."""
         g = self.game
         tricks_before = len(g.tricks)
         summaries_before = len(g.summaries)
@@ -217,6 +384,8 @@ class GameSession:
             else:
                 g.discard(card, seat)
             event = {"kind": kind, "seat": seat, "card": card_str(card)}
+            if kind == "play" and actor == "computer" and self.seats[seat].kind == "human":
+                event["by"] = "computer"  # a computer played for a person
             row_seat = seat
             data = card_str(card)
         events = [event]
@@ -229,7 +398,7 @@ class GameSession:
             assert g.winner is not None
             events.append({"kind": "over", "winner": g.winner})
             finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
-        row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events))
+        row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
         try:
             await self.service.store.write(*before, *finish, actions=(self.id, [row]))
         except StoreError:
@@ -237,7 +406,82 @@ class GameSession:
             raise
         self.seq += 1
         self.last_active = time.monotonic()
+        self._stop_clock()
         self._publish(events)
+        self._start_clock()
+        if g.is_over and not was_over:
+            self._changed()
+
+    async def replace_by_computer(self, seat: int, name: str) -> None:
+        """A computer takes ``seat`` for good (its person was removed from the room): a
+        ``seat`` event, and the seats stored."""
+        async with self.lock:
+            who = self.seats[seat]
+            if who.kind != "human":
+                return
+            self.seats[seat] = Seat("bot", level=who.level or self.service.default_level)
+            self.names[seat] = name
+            timer = self._away_timers.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            if self._clock is not None and self._clock[0] == seat:
+                self._stop_clock()
+            await self.service.store.write(
+                Store.op_seats(self.id, [x.to_dict() for x in self.seats], self.names)
+            )
+            await self.note("seat", seat, {"by": "computer", "name": name})
+            for sub in list(self.subscribers):
+                if sub.seat == seat:
+                    self.subscribers.discard(sub)
+        self._changed()
+        self.kick()
+
+    # ------------------------------------------------------------------ turn timer
+
+    def _stop_clock(self) -> None:
+        if self._clock is not None:
+            self._clock[3].cancel()
+            self._clock = None
+
+    def _start_clock(self) -> None:
+        """Start the turn timer if a person (not away) is to play and the table has one."""
+        limit = self.table.turn_timer
+        g = self.game
+        if limit <= 0 or self.closed or g.phase != PLAY or self._clock is not None:
+            return
+        seat = g.turn
+        if self.seats[seat].computer_plays:
+            return
+        loop = asyncio.get_running_loop()
+        seq = self.seq
+
+        def out_of_time() -> None:
+            if self._clock is not None and self._clock[1] == seq:
+                self._clock = None
+                loop.create_task(self._play_for(seat, seq))
+
+        deadline = loop.time() + limit
+        self._clock = (seat, seq, deadline, loop.call_later(limit, out_of_time))
+        frame = clock_frame(self.version, self.clock())
+        for sub in self.subscribers:
+            sub.send(frame)
+
+    async def _play_for(self, seat: int, seq: int) -> None:
+        """The turn timer ran out: the computer plays this one card for the person."""
+        async with self.lock:
+            if self.closed or self.seq != seq or self.game.turn != seat:
+                return
+            view = self.game.view(seat)
+        level = self.seats[seat].level or self.service.default_level
+        card = await self.service.pool.choose(level, view)
+        async with self.lock:
+            if self.closed or self.seq != seq:
+                return
+            try:
+                await self._apply("play", seat, card, actor="computer")
+            except StoreError:
+                return
+        self.kick()
 
     def _break(self) -> None:
         """The store refused a change the engine had made: drop this copy of the game.
@@ -303,21 +547,22 @@ class GameSession:
                     g = self.game
                     seat = g.turn
                     who = self.seats[seat]
-                    if g.phase != PLAY or who.kind != "bot":
+                    if g.phase != PLAY or not who.computer_plays:
                         return
                     view = g.view(seat)
-                    version = self.version
+                    seq = self.seq
                 release_at = loop.time() + self.service.bot_hold()
-                card = await self.service.pool.choose(who.level or "random", view)
+                level = who.level or self.service.default_level
+                card = await self.service.pool.choose(level, view)
                 late = loop.time() - release_at
                 if late < 0:
                     await asyncio.sleep(-late)
                 elif self.service.bot_delay > 0:
                     log.debug("game %s: a bot's card came %.3f s after its hold", self.id, late)
                 async with slots.hold(self.priority), self.lock:
-                    if self.closed or self.version != version:
-                        continue
-                    await self._apply("play", seat, card)
+                    if self.closed or self.seq != seq or not self.seats[seat].computer_plays:
+                        continue  # the game moved on, or the person came back
+                    await self._apply("play", seat, card, actor="computer")
         except StoreError:
             return
         except Exception:  # pragma: no cover - a bug must not kill the server quietly
@@ -347,9 +592,13 @@ class GameSession:
             refusal = self.game.why_not(card, seat)
             if refusal is not None:
                 raise ProtocolError(refusal.code, refusal.reason, refusal.rule, refusal.params)
+            if self.seats[seat].away:
+                raise ProtocolError(
+                    "not-your-turn", "A computer is playing for you: reconnect to take it back."
+                )
             first = () if self.played else (Store.op_played(self.id),)
             try:
-                await self._apply("play", seat, card, before=first)
+                await self._apply("play", seat, card, before=first, actor="person")
             except StoreError:
                 raise ProtocolError(
                     "server-error", "The server could not save the card: it was not played."
@@ -437,6 +686,8 @@ class GameService:
         self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
+        """Called with a room's game loaded from the store, before it plays on."""
 
     def bot_hold(self) -> float:
         """How long after its turn began a bot's card is sent (see the class)."""
@@ -518,6 +769,8 @@ class GameService:
         try:
             s = await self._load(game_id)
             if s is not None:
+                if s.room_id is not None and self.on_load is not None:
+                    await self.on_load(s)
                 self.sessions[game_id] = s
                 s.kick()
             fut.set_result(s)
@@ -542,8 +795,9 @@ class GameService:
             log.error("game %s: the stored record does not replay: %s", game_id, e)
             return None
         seats = [Seat.from_dict(d) for d in header.seats]
-        version = actions[-1].version if actions else 0
+        version = max(actions[-1].version if actions else 0, header.events_version)
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
+        s.room_id = header.room_id
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
         humans = set(s.human_seats())
         s.played = any(a.kind == "play" and a.seat in humans for a in actions)
@@ -574,13 +828,31 @@ class GameService:
         """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
         hand is dealt (server rng) and everything is stored before this returns. It waits
         for a slot behind the moves of games already dealt."""
+        seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
+        return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player])
+
+    async def new_game_at(
+        self,
+        seats: list[Seat],
+        names: list[str],
+        rules: Rules,
+        owners: list[str],
+        *,
+        room_id: str | None = None,
+        prepare: Callable[[GameSession], None] | None = None,
+    ) -> GameSession:
+        """A new game with these seats and names, the current game of every player in
+        ``owners``; ``prepare`` is called on it before its first deal is published."""
         game_id = secrets.token_urlsafe(9)
         game = Game(rules, dealer=self.rng.randrange(4))
-        seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
-        names = list(DEFAULT_PLAYERS)
         s = GameSession(self, game_id, game, names, seats, 0, 0)
-        header = GameRow(game_id, rules.to_dict(), names, [x.to_dict() for x in seats], None)
-        create = Store.op_create_game(header, [], [player])
+        s.room_id = room_id
+        if prepare is not None:
+            prepare(s)
+        header = GameRow(
+            game_id, rules.to_dict(), names, [x.to_dict() for x in seats], None, room_id
+        )
+        create = Store.op_create_game(header, [], owners)
         deck = list(range(52))
         self.rng.shuffle(deck)
         async with self.slots.hold(2), s.lock:  # after moves of games already dealt

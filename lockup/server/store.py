@@ -37,6 +37,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import (
+    Boolean,
     Column,
     ColumnElement,
     DateTime,
@@ -76,9 +77,11 @@ players_table = Table(
     Column("id", String(64), primary_key=True),
     Column("game_id", String(32), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("name", String(40), nullable=True),
     Index("ix_players_game_id", "game_id"),
 )
-"""A player known by the ``lockup_player`` cookie, and the game they are playing now."""
+"""A player known by the ``lockup_player`` cookie, the game they are playing now, and the
+name they chose to be shown at a table."""
 
 games_table = Table(
     "games",
@@ -93,6 +96,7 @@ games_table = Table(
     Column("record", Text, nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=True),
     Column("played_at", DateTime(timezone=True), nullable=True),
+    Column("room_id", String(16), nullable=True),
     Index("ix_games_finished_at_updated_at", "finished_at", "updated_at"),
 )
 """A game: rules and names (JSON), who sits where (JSON), and the record once it is over;
@@ -108,9 +112,43 @@ actions_table = Table(
     Column("seat", Integer, nullable=False),
     Column("data", Text, nullable=False),
     Column("version", Integer, nullable=False),
+    Column("actor", String(8), nullable=True),
 )
 """One deal (``seat`` the dealer, ``data`` the deal as JSON), play or discard (``data`` the
-card code), and the game's event version after it."""
+card code), the game's event version after it, and who made a play: ``person`` or
+``computer`` (a computer plays for a person who is away or out of time)."""
+
+rooms_table = Table(
+    "rooms",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("invite", String(32), nullable=False),
+    Column("watch", String(32), nullable=False),
+    Column("host", String(64), nullable=False),
+    Column("options", Text, nullable=False),
+    Column("seats", Text, nullable=False),
+    Column("game_id", String(32), nullable=True),
+    Column("status", String(8), nullable=False),
+    Column("public", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_rooms_public_status", "public", "status"),
+)
+"""A room: its secrets (the invite and the watch link), its host (a player token), options
+and seats (JSON), its current game and status (``open``, ``playing``, ``closed``)."""
+
+game_events_table = Table(
+    "game_events",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(12), nullable=False),
+    Column("seat", Integer, nullable=True),
+    Column("data", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+"""A game's events that are not moves (chat, reactions, a computer taking over a seat, a
+person taking it back), each with its version, so versions go on after a restart."""
 
 settings_table = Table(
     "settings",
@@ -146,6 +184,8 @@ class ActionRow:
     seat: int
     data: str
     version: int
+    actor: str | None = None
+    """``person`` or ``computer`` for a play, None for the server's deals and discards."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +197,9 @@ class GameRow:
     players: list[str]
     seats: list[dict[str, Any]]
     winner: int | None
+    room_id: str | None = None
+    events_version: int = 0
+    """The version of the game's last stored event that is not a move (0: none)."""
 
 
 def record_of(game: GameRow, actions: Sequence[ActionRow]) -> dict[str, Any]:
@@ -400,6 +443,7 @@ def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str,
             "seat": a.seat,
             "data": a.data,
             "version": a.version,
+            "actor": a.actor,
         }
         for a in actions
     ]
@@ -498,6 +542,15 @@ class Store:
     async def _run(self, fn: Callable[[], Any]) -> Any:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn)
+
+    async def read(self, fn: Callable[[Connection], Any]) -> Any:
+        """``fn(connection)`` on the database thread, off the event loop (for reads)."""
+
+        def run() -> Any:
+            with self._engine().connect() as conn:
+                return fn(conn)
+
+        return await self._run(run)
 
     def _engine(self) -> Engine:
         if self.engine is None:
@@ -612,18 +665,28 @@ class Store:
                         actions_table.c.seat,
                         actions_table.c.data,
                         actions_table.c.version,
+                        actions_table.c.actor,
                     )
                     .where(actions_table.c.game_id == game_id)
                     .order_by(actions_table.c.seq)
                 ).all()
+                events_version = conn.execute(
+                    select(func.max(game_events_table.c.version)).where(
+                        game_events_table.c.game_id == game_id
+                    )
+                ).scalar_one()
             header = GameRow(
                 id=g.id,
                 rules=json.loads(g.rules),
                 players=json.loads(g.players),
                 seats=json.loads(g.seats),
                 winner=g.winner,
+                room_id=g.room_id,
+                events_version=int(events_version or 0),
             )
-            return header, [ActionRow(r.seq, r.kind, r.seat, r.data, r.version) for r in rows]
+            return header, [
+                ActionRow(r.seq, r.kind, r.seat, r.data, r.version, r.actor) for r in rows
+            ]
 
         result: tuple[GameRow, list[ActionRow]] | None = await self._run(read)
         return result
@@ -693,7 +756,7 @@ class Store:
         """
         now = _now()
         g = games_table.c
-        unfinished = g.finished_at.is_(None)
+        unfinished = and_(g.finished_at.is_(None), g.room_id.is_(None))  # rooms keep theirs
         unplayed = and_(
             unfinished,
             g.created_at < now - timedelta(seconds=unplayed_after),
@@ -738,6 +801,7 @@ class Store:
                     .values(game_id=None)
                 )
                 conn.execute(delete(actions_table).where(actions_table.c.game_id.in_(gone)))
+                conn.execute(delete(game_events_table).where(game_events_table.c.game_id.in_(gone)))
                 conn.execute(delete(games_table).where(games_table.c.id.in_(gone)))
         return len(gone)
 
@@ -761,6 +825,7 @@ class Store:
                     seats=json.dumps(game.seats),
                     created_at=now,
                     updated_at=now,
+                    room_id=game.room_id,
                 )
             )
             if values:
@@ -787,6 +852,37 @@ class Store:
             if values:
                 conn.execute(actions_table.insert(), values)
                 _touch(conn, [game_id])
+
+        return op
+
+    @staticmethod
+    def op_event(game_id: str, version: int, kind: str, seat: int | None, data: str) -> WriteOp:
+        """An operation storing an event of a game that is not a move (chat, takeover)."""
+
+        def op(conn: Connection) -> None:
+            conn.execute(
+                game_events_table.insert().values(
+                    game_id=game_id,
+                    version=version,
+                    kind=kind,
+                    seat=seat,
+                    data=data,
+                    created_at=_now(),
+                )
+            )
+
+        return op
+
+    @staticmethod
+    def op_seats(game_id: str, seats: list[dict[str, Any]], players: list[str]) -> WriteOp:
+        """An operation storing who sits where in a game, and the names shown."""
+
+        def op(conn: Connection) -> None:
+            conn.execute(
+                update(games_table)
+                .where(games_table.c.id == game_id)
+                .values(seats=json.dumps(seats), players=json.dumps(players, ensure_ascii=False))
+            )
 
         return op
 

@@ -19,16 +19,22 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from .limits import Rate, RateLimiter
 from .protocol import (
     PONG,
+    Chat,
     Hello,
     Hint,
     Ping,
     Play,
     ProtocolError,
+    React,
+    Rematch,
+    Remove,
+    Start,
     error_of,
     parse_client,
 )
+from .rooms import Room, RoomService, no_room
 from .security import same_origin
-from .session import GameService, GameSession
+from .session import SPECTATOR, GameService, GameSession
 
 log = logging.getLogger("lockup.server")
 
@@ -48,6 +54,8 @@ class Limits:
     """New games per player: 10 at once, then one every 6 seconds."""
     new_games_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
     """New games per client address: 30 at once, then one every 2 seconds."""
+    chat: Rate = field(default_factory=lambda: Rate(5, 3.0))
+    """Chat lines and reactions per player: 5 at once, then one every 3 seconds."""
 
 
 class Guards:
@@ -56,6 +64,7 @@ class Guards:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.hints = RateLimiter(limits.hints)
+        self.chat = RateLimiter(limits.chat)
         self.new_games_player = RateLimiter(limits.new_games_player)
         self.new_games_address = RateLimiter(limits.new_games_address)
 
@@ -84,6 +93,7 @@ class Connection:
         self.player = player
         self.seat = -1
         self.session: GameSession | None = None
+        self.room: Room | None = None
         self.hint_task: asyncio.Task[None] | None = None
         self.messages = RateLimiter(limits.messages, max_keys=1)
         self.refused = 0
@@ -107,6 +117,10 @@ class Connection:
         if not self._closed:
             self._closed = True
             self._queue.put_nowait(code)
+
+    def set_session(self, session: GameSession) -> None:
+        """The room moved this page to ``session`` (a new game at the table)."""
+        self.session = session
 
     def error(self, e: ProtocolError) -> None:
         """Send an ``error`` frame for a refused message."""
@@ -152,7 +166,9 @@ async def ws_endpoint(ws: WebSocket) -> None:
     finally:
         if conn.refused > 1:
             log.warning("a connection sent %d malformed messages", conn.refused)
-        if conn.session is not None:
+        if conn.room is not None:
+            _rooms(ws).disconnect(conn.room, conn)
+        elif conn.session is not None:
             conn.session.leave(conn)
         if conn.hint_task is not None:
             conn.hint_task.cancel()
@@ -183,6 +199,8 @@ async def _handle(conn: Connection, text: Any) -> None:
             await _joined(conn).play(conn.seat, msg.card, msg.version)
         elif isinstance(msg, Hint):
             _start_hint(conn, msg)
+        else:
+            await _room_message(conn, msg)
     except ProtocolError as e:
         if e.code == "bad-message":
             conn.refused += 1
@@ -195,12 +213,23 @@ async def _handle(conn: Connection, text: Any) -> None:
 
 
 def _joined(conn: Connection) -> GameSession:
+    """The game this connection plays a seat of (not one it watches)."""
     if conn.session is None:
         raise ProtocolError("no-game", 'Send {"type": "hello", "game": id} first.')
+    if conn.seat == SPECTATOR:
+        raise ProtocolError("not-seated", "Spectators watch the game; they do not play.")
     return conn.session
 
 
+def _rooms(ws: WebSocket) -> RoomService:
+    rooms: RoomService = ws.app.state.rooms
+    return rooms
+
+
 async def _hello(conn: Connection, msg: Hello) -> None:
+    if msg.room is not None:
+        await _hello_room(conn, msg)
+        return
     if conn.player is None:
         raise ProtocolError(
             "not-your-game", "No player cookie: open the page first to get one.", params={}
@@ -223,6 +252,9 @@ async def _hello(conn: Connection, msg: Hello) -> None:
         async with session.lock:
             if session.closed:
                 continue
+            if conn.room is not None:
+                _rooms(conn.ws).disconnect(conn.room, conn)
+                conn.room = None
             if conn.session is not None:
                 conn.session.leave(conn)
             conn.seat = seat
@@ -230,6 +262,61 @@ async def _hello(conn: Connection, msg: Hello) -> None:
             session.join(conn, msg.since)
             return
     raise ProtocolError("server-error", "The game could not be loaded; try again.")
+
+
+async def _hello_room(conn: Connection, msg: Hello) -> None:
+    """Join a room's table: as its seated person, or as a spectator with its watch key."""
+    rooms = _rooms(conn.ws)
+    room = await rooms.get(msg.room)
+    if room is None:
+        raise no_room()
+    seat = room.seat_of(conn.player)
+    if seat is None:
+        if not room.may_watch(msg.watch):
+            raise no_room()
+        seat = SPECTATOR
+    if conn.room is not None:
+        rooms.disconnect(conn.room, conn)
+    elif conn.session is not None:
+        conn.session.leave(conn)
+    conn.session = None
+    conn.room = room
+    conn.seat = seat
+    rooms.connect(room, conn, msg.since)
+
+
+def _in_room(conn: Connection) -> Room:
+    if conn.room is None:
+        raise ProtocolError("no-room", 'Send {"type": "hello", "room": id} first.')
+    return conn.room
+
+
+async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | Remove) -> None:
+    room = _in_room(conn)
+    rooms = _rooms(conn.ws)
+    if isinstance(msg, Start):
+        await rooms.start(room, conn.player)
+    elif isinstance(msg, Rematch):
+        await rooms.rematch(room, conn.player)
+    elif isinstance(msg, Remove):
+        await rooms.remove(room, conn.player, msg.seat)
+    else:
+        session = conn.session
+        if session is None or conn.seat == SPECTATOR:
+            raise ProtocolError("not-seated", "Only the people at the table talk at it.")
+        guards: Guards = conn.ws.app.state.guards
+        assert conn.player is not None
+        wait = guards.chat.take(conn.player)
+        if wait > 0:
+            raise rate_limited("messages at the table", wait)
+        if isinstance(msg, Chat):
+            kind, data = "chat", {"text": msg.text}
+        else:
+            kind, data = "react", {"reaction": msg.reaction}
+        async with session.lock:
+            if session.closed:
+                raise ProtocolError("no-game", "The game was reloaded: send hello again.")
+            await session.note(kind, conn.seat, data, players_only=kind == "chat")
 
 
 def _start_hint(conn: Connection, msg: Hint) -> None:
