@@ -124,10 +124,94 @@ async def player(
                 )
 
 
+async def person(
+    ws_url: str, cookie: str, room: str, host: bool, stats: Stats, rng: random.Random
+) -> None:
+    """One person at a room's table, playing a random legal card whenever it may, until
+    the game is over; the host starts it once all four have said hello."""
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": f"lockup_player={cookie}"}, max_queue=None
+    ) as ws:
+        await ws.send(json.dumps({"type": "hello", "room": room, "since": 0}))
+        sent_at = 0.0
+        waiting: str | None = None
+        seat = -1
+        while True:
+            msg = json.loads(await ws.recv())
+            stats.frames += 1
+            kind = msg["type"]
+            if kind == "room":
+                info = msg["room"]
+                seat = info["you"]
+                if host and info["status"] == "open" and all(s["connected"] for s in info["seats"]):
+                    await ws.send('{"type":"start"}')
+                continue
+            if kind == "error":
+                stats.errors[msg["code"]] = stats.errors.get(msg["code"], 0) + 1
+                waiting = None
+                continue
+            if kind not in ("state", "event"):
+                continue
+            ev = msg.get("event")
+            if waiting is not None and ev is not None and ev["kind"] == "play":
+                if ev["seat"] == seat and ev["card"] == waiting:
+                    stats.acks.append(time.perf_counter() - sent_at)
+                    waiting = None
+            view = msg["view"]
+            if view["phase"] == "over":
+                if host:
+                    stats.games += 1
+                return
+            if waiting is None and view["legal"]:
+                waiting = rng.choice(view["legal"])
+                sent_at = time.perf_counter()
+                await ws.send(
+                    json.dumps({"type": "play", "card": waiting, "version": msg["version"]})
+                )
+
+
+async def table(
+    url: str, ws_url: str, args: argparse.Namespace, stats: Stats, rng: random.Random
+) -> None:
+    """One room of four people, each with a cookie and a WebSocket of their own."""
+    cookies: list[str] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
+        r = await http.post("/api/rooms", json={"target": args.target, "name": "Host"})
+        r.raise_for_status()
+        room, invite = r.json()["room"], r.json()["invite"].rsplit("=", 1)[1]
+        cookies.append(http.cookies["lockup_player"])
+    for i in range(3):
+        async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
+            r = await http.post(f"/api/rooms/{room}/join", json={"invite": invite, "name": f"P{i}"})
+            r.raise_for_status()
+            cookies.append(http.cookies["lockup_player"])
+    await asyncio.gather(
+        *(
+            person(ws_url, c, room, i == 0, stats, random.Random(rng.random()))
+            for i, c in enumerate(cookies)
+        )
+    )
+
+
 async def run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
-    """Run every player, ``args.concurrency`` at a time; (stats, wall seconds)."""
+    """Run every player (or room), ``args.concurrency`` at a time; (stats, wall seconds)."""
     ws_url = url.replace("http", "ws", 1) + "/ws"
     stats = Stats()
+    if args.rooms:
+        rng = random.Random(args.seed)
+
+        async def one_room(i: int) -> None:
+            try:
+                await asyncio.wait_for(
+                    table(url, ws_url, args, stats, random.Random(rng.random())), 900
+                )
+            except Exception as e:
+                stats.failed += 1
+                print(f"room {i} failed: {e!r}", file=sys.stderr)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one_room(i) for i in range(args.rooms)))
+        return stats, time.perf_counter() - t0
     options = {"level": args.level, "target": args.target}
     sem = asyncio.Semaphore(args.concurrency)
     rng = random.Random(args.seed)
@@ -242,7 +326,19 @@ def main() -> int:
         "same load on its server too, alternating, and print the ratios",
     )
     ap.add_argument("--rounds", type=int, default=1, help="with --peer: rounds of each (default 1)")
+    ap.add_argument(
+        "--rooms",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of games against bots: N rooms of 4 people, each person over their own "
+        "WebSocket, all at once (games/s counts the rooms' games)",
+    )
     args = ap.parse_args()
+    if args.rooms:
+        args.games = args.concurrency = args.rooms
+        if args.peer is not None:
+            ap.error("--rooms has no peer: earlier servers have no rooms")
     args.concurrency = args.concurrency or args.games
     if args.peer is None:
         stats, wall = one_run(args, None)
@@ -287,9 +383,10 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
 def report(args: argparse.Namespace, stats: Stats, wall: float, prefix: str) -> None:
     """Print one run's figures."""
     ms = [x * 1000 for x in stats.acks]
+    who = "4 people a room" if args.rooms else f"bots {args.level}"
     print(
         f"{prefix}server bench: {stats.games}/{args.games} games, {args.concurrency} at once, "
-        f"bots {args.level}, target {args.target}, {os.cpu_count()} CPUs"
+        f"{who}, target {args.target}, {os.cpu_count()} CPUs"
     )
     print(f"wall time      {wall:.1f} s")
     print(f"games/s        {stats.games / wall:.2f}")
