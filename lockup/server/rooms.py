@@ -312,12 +312,15 @@ class RoomService:
 
         return op
 
-    async def get(self, room_id: Any) -> Room | None:
-        """The room ``room_id`` (loaded from the store if need be), or None."""
+    async def get(self, room_id: Any, *, live: bool = True) -> Room | None:
+        """The room ``room_id`` (loaded from the store if need be), or None; ``live``: with
+        its game in memory too."""
         if not isinstance(room_id, str) or not 1 <= len(room_id) <= 16:
             return None
         room = self.rooms.get(room_id)
         if room is not None:
+            if live:
+                await self._live(room)
             return room
 
         def read(conn: Connection) -> Any:
@@ -340,11 +343,17 @@ class RoomService:
             row.status,
         )
         self.rooms[room_id] = room
-        if room.game_id is not None:
-            room.session = await self.games.get(room.game_id)
-            if room.session is not None:
-                self._attach(room, room.session)
+        if live:
+            await self._live(room)
         return room
+
+    async def _live(self, room: Room) -> None:
+        """Make sure the room's game is in memory (it leaves when nobody uses it)."""
+        if room.game_id is None or (room.session is not None and not room.session.closed):
+            return
+        room.session = await self.games.get(room.game_id)
+        if room.session is not None:
+            self._attach(room, room.session)
 
     async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
         """Public rooms people may still join, newest first."""
@@ -569,20 +578,22 @@ class RoomService:
         room.broadcast()
 
     def disconnect(self, room: Room, member: RoomMember) -> None:
-        """A page leaves the room."""
+        """A page leaves the room; a room nobody is in leaves memory (it stays stored)."""
         room.members.discard(member)
         if room.session is not None:
             room.session.leave(member)  # type: ignore[arg-type]
         room.broadcast()
+        if not room.members and self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
 
     def _enter(self, room: Room, member: RoomMember, since: int) -> None:
         """Subscribe ``member`` to the room's game at its seat (or as a spectator)."""
         session = room.session
         if session is None:
             return
-        for other in list(self.games.sessions.values()):
-            if other is not session and member in other.subscribers:
-                other.leave(member)  # type: ignore[arg-type]
+        before: GameSession | None = getattr(member, "session", None)
+        if before is not None and before is not session:
+            before.leave(member)  # type: ignore[arg-type]
         session.leave(member)  # type: ignore[arg-type]
         if member.seat != SPECTATOR and session.seats[member.seat].kind != "human":
             member.seat = SPECTATOR
@@ -613,7 +624,7 @@ class RoomService:
 
     async def _attach_loaded(self, session: GameSession) -> None:
         """A room's game loaded from the store (after a restart): attach it to its room."""
-        room = await self.get(session.room_id)
+        room = await self.get(session.room_id, live=False)  # the game is being loaded
         if room is None:
             return
         self._attach(room, session)
