@@ -41,6 +41,7 @@ _LAYERS = {
     "arena": "lockup.arena.cli",
     "serve": "lockup.server.cli",
     "db": "lockup.server.dbcli",
+    "play": "lockup.tui.cli",
 }
 """Sub-commands of the layers above the engine, and the module that registers each."""
 

@@ -1,0 +1,480 @@
+"""The terminal table: a Textual app that shows one seat's view and takes its cards.
+
+The app shows what its driver sends (a ``VIEW`` of the web protocol: ``SeatView.to_dict()``)
+and hands the person's choices back; it never decides what is legal. Cards the view
+lists as legal are lit, the others dim; a refused card shows the engine's reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.align import Align
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ..cards import SUIT_SYMBOLS, card_symbol, parse_card, sort_for_display
+from ..engine import DEFAULT_PLAYERS
+from .driver import Driver
+
+HAND_SLOTS = 13
+RED_SUITS = ("D", "H")
+
+
+def card_text(code: str, *, dim: bool = False, strike: bool = False) -> Text:
+    """A card as people write it (``10♦``), ♥ and ♦ in red."""
+    style = "red" if code[-1] in RED_SUITS else "bright_white"
+    if dim:
+        style = "dim " + style
+    if strike:
+        style += " strike"
+    return Text(card_symbol(parse_card(code)), style=style)
+
+
+def suit_text(letter: str) -> Text:
+    """A suit's symbol (``D`` → ♦), ♥ and ♦ in red."""
+    return Text(SUIT_SYMBOLS["CDHS".index(letter)], style="red" if letter in RED_SUITS else "")
+
+
+def cards_text(codes: list[str], **kw: Any) -> Text:
+    return Text(" ").join(card_text(c, **kw) for c in codes)
+
+
+def display_order(codes: list[str]) -> list[str]:
+    """A hand in the order players like (♠ ♥ ♣ ♦, high to low)."""
+    by_card = {parse_card(c): c for c in codes}
+    return [by_card[c] for c in sort_for_display(by_card)]
+
+
+class SeatBox(Static):
+    """One seat: name, cards held, tricks won, lock badge, cards lockup took."""
+
+    def show(self, view: dict[str, Any], players: list[str], seat: int, you: bool) -> None:
+        turn = view.get("turn") == seat
+        self.set_class(turn, "turn")
+        self.set_class(bool(view["locks"][seat]), "locked")
+        head = Text("▶ " if turn else "  ", style="bold yellow")
+        head.append(players[seat], style="bold" if turn or you else "")
+        if you and players[seat] != "You":
+            head.append(" (you)", style="dim")
+        if view.get("dealer") == seat:
+            head.append(" · deals", style="dim")
+        line = Text(f"{view['hand_sizes'][seat]} cards · {view['tricks'][seat]} won")
+        lines = [head, line]
+        lock = view["locks"][seat]
+        if lock:
+            lines.append(
+                Text(f"🔒 locked {lock} trick{'s' if lock > 1 else ''}", style="bold magenta")
+            )
+        lost = view["lost"][seat]
+        if lost:
+            t = Text("lost ", style="dim")
+            t.append_text(cards_text(lost, dim=True, strike=True))
+            lines.append(t)
+        self.update(Text("\n").join(lines))
+
+
+class TrickBox(Static):
+    """The trick in the middle, each card on its player's side; else the last trick."""
+
+    def show(self, view: dict[str, Any], players: list[str], bottom: int) -> None:
+        plays = view.get("trick") or []
+        last = view.get("last_trick")
+        number = view.get("trick_number", 0)
+        if view.get("phase") in ("deal", "over") and view.get("winner") is not None:
+            self.update(Text(f"{players[view['winner']]} wins the game!", style="bold yellow"))
+            return
+        caption: Text
+        if plays:
+            caption = Text(f"Trick {number + 1}/13", style="bold")
+            led = plays[0]["card"][-1]
+            caption.append("  led ")
+            caption.append_text(suit_text(led))
+        elif last is not None and last["plays"] is not None:
+            plays = last["plays"]
+            w = last["winner"]
+            caption = Text(f"Trick {last['number'] + 1}: ", style="dim")
+            caption.append("empty" if w is None else f"{players[w]} won", style="bold")
+            if last["lock"]:
+                caption.append(f" 🔒{last['lock']}", style="bold magenta")
+        else:
+            caption = Text(f"Trick {number + 1}/13", style="bold")
+        dim = not view.get("trick")
+        at: dict[int, Text] = {}
+        for p in plays:
+            pos = (p["seat"] - bottom) % 4
+            at[pos] = card_text(p["card"], dim=dim)
+        grid = Table.grid(expand=True)
+        for _ in range(3):
+            grid.add_column(justify="center", ratio=1)
+        blank = Text("")
+        grid.add_row(blank, at.get(2, blank), blank)
+        grid.add_row(at.get(1, blank), blank, at.get(3, blank))
+        grid.add_row(blank, at.get(0, blank), blank)
+        self.update(Group(Align.center(caption), grid))
+
+
+class ScoreBox(Static):
+    """Game totals, tricks this hand and times locked, for every seat."""
+
+    def show(self, view: dict[str, Any], players: list[str], bottom: int) -> None:
+        rules = view["rules"]
+        table = Table(
+            title=f"Score · to {rules['target']}",
+            box=None,
+            padding=(0, 0, 0, 1),
+            pad_edge=False,
+            title_style="bold",
+            header_style="dim",
+        )
+        table.add_column("", no_wrap=True, max_width=8, overflow="ellipsis")
+        table.add_column("game", justify="right")
+        table.add_column("hand", justify="right")
+        table.add_column("lock", justify="right")
+        for i in range(4):
+            s = (bottom + i) % 4
+            table.add_row(
+                players[s],
+                str(view["totals"][s] + view["tricks"][s]),
+                str(view["tricks"][s]),
+                str(view["times_locked"][s]),
+            )
+        rules_line = Text(
+            f"\n{rules['picture_exception']} · {rules['lock_discards']}\n"
+            f"hand {view['hand_number'] + 1}",
+            style="dim",
+        )
+        grid = Table.grid()
+        grid.add_row(table)
+        grid.add_row(rules_line)
+        self.update(grid)
+
+
+class CardSlot(Static):
+    """One card of the person's hand: click it to play it."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__("", id=f"slot-{index}", classes="slot")
+        self.index = index
+        self.code: str | None = None
+
+    def on_click(self, event: events.Click) -> None:
+        app = self.app
+        if isinstance(app, TableApp) and self.code is not None:
+            app.cursor = self.index
+            app.play_card(self.code)
+
+
+class MessageBox(Static):
+    """Refusals, hints and what happens."""
+
+
+class SummaryScreen(ModalScreen[None]):
+    """A hand's summary (R14): points, totals, locks, tricks sat out, cards lost."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "dismiss", "Go on"),
+        Binding("escape", "dismiss", "Go on", show=False),
+        Binding("space", "dismiss", "Go on", show=False),
+    ]
+
+    def __init__(self, summary: dict[str, Any], players: list[str], winner: int | None) -> None:
+        super().__init__()
+        self.summary = summary
+        self.players = players
+        self.winner = winner
+
+    def compose(self) -> ComposeResult:
+        s = self.summary
+        table = Table(
+            title=f"Hand {s['number'] + 1} is over", title_style="bold", box=None, padding=(0, 1)
+        )
+        table.add_column("")
+        for name in ("hand", "total", "locked", "sat out"):
+            table.add_column(name, justify="right")
+        table.add_column("lost")
+        for seat in range(4):
+            table.add_row(
+                self.players[seat],
+                str(s["points"][seat]),
+                str(s["totals"][seat]),
+                str(s["times_locked"][seat]),
+                str(s["tricks_sat_out"][seat]),
+                cards_text(s["lost"][seat], dim=True),
+            )
+        if self.winner is not None:
+            foot = Text(f"\n{self.players[self.winner]} wins the game!", style="bold yellow")
+            foot.append("\nEnter: back to the table · q: quit", style="dim")
+        else:
+            foot = Text("\nEnter: deal the next hand", style="dim")
+        with Vertical(id="summary"):
+            yield Static(table)
+            yield Static(foot)
+
+
+HELP = """[b]Lockup in the terminal[/b]
+
+[b]←/→[/b]  choose a card        [b]Enter[/b] / click  play it
+[b]h[/b]    hint: the expert's value of each legal card (tricks this hand)
+[b]s[/b]    start the game (the host of a room)
+[b]?[/b]    this help            [b]q[/b]  quit (the game is saved)
+
+Lit cards are the ones you may play; a refused card says why.
+No trumps: the highest card of the suit led wins the trick and
+a point. Win a trick holding clubs and you are locked up 🔒 for a
+trick per club, losing random cards (R9, R10). First sole leader
+at the target wins (R15). Rules: docs/rules.md.
+
+Enter or Escape to close."""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and the rules in a nutshell."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("enter", "dismiss", "Close", show=False),
+        Binding("question_mark", "dismiss", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(HELP, id="help")
+
+
+CSS = """
+Screen { layout: vertical; }
+#status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+#body { height: 1fr; }
+#felt { width: 1fr; background: #0b3d1f; }
+#top, #bottom { height: 4; padding: 0 1 0 18; }
+#middle { height: 1fr; }
+#left, #right { width: 18; height: 100%; padding: 0 1; content-align: left middle; }
+#trick { width: 1fr; height: 100%; content-align: center middle; }
+SeatBox.turn { background: #1d5a33; }
+#score { width: 25; padding: 0 1; background: $surface; }
+#message { height: 3; padding: 0 1; background: $panel; }
+#message.refusal { color: $warning; text-style: bold; }
+#hand { height: 3; background: $surface; align: center middle; }
+.slot { width: 5; height: 2; content-align: center top; color: $text-muted; }
+.slot.legal { color: $text; text-style: bold; background: #2b4a7a; }
+.slot.cursor { background: $accent; }
+.slot.legal.cursor { background: $accent; }
+SummaryScreen, HelpScreen { align: center middle; }
+#summary, #help { width: auto; max-width: 96%; height: auto; padding: 1 2;
+    background: $panel; border: round $accent; }
+"""
+
+
+class TableApp(App[None]):
+    """Lockup's table in the terminal, for the driver's game."""
+
+    CSS = CSS
+    TITLE = "Lockup"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "Card", show=False),
+        Binding("right", "cursor(1)", "Card", show=False),
+        Binding("enter", "play", "Play"),
+        Binding("space", "play", "Play", show=False),
+        Binding("h", "hint", "Hint"),
+        Binding("s", "start", "Start", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, driver: Driver) -> None:
+        super().__init__()
+        self.driver = driver
+        self.view: dict[str, Any] | None = None
+        self.players: list[str] = list(DEFAULT_PLAYERS)
+        self.cursor = 0
+        self.order: list[str] = []
+        self.hints: dict[str, float] = {}
+        self.message = ""
+        self.summary_open = False
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="felt"):
+                yield SeatBox(id="top")
+                with Horizontal(id="middle"):
+                    yield SeatBox(id="left")
+                    yield TrickBox(id="trick")
+                    yield SeatBox(id="right")
+                yield SeatBox(id="bottom")
+            yield ScoreBox(id="score")
+        yield MessageBox("", id="message")
+        with Horizontal(id="hand"):
+            for i in range(HAND_SLOTS):
+                yield CardSlot(i)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.driver.attach(self)
+        self.query_one("#status", Static).update(Text(self.driver.title, style="bold"))
+        await self.driver.start()
+
+    # ---------------------------------------------------------------- from the driver
+
+    @property
+    def seat(self) -> int | None:
+        """The seat shown at the bottom as the person's (None: a spectator)."""
+        return None if self.view is None else self.view.get("seat")
+
+    def show_view(self, view: dict[str, Any], players: list[str] | None = None) -> None:
+        """Show a seat's view (``SeatView.to_dict()``), and the players' names."""
+        old = self.view
+        self.view = view
+        if players is not None:
+            self.players = list(players)
+        if old is None or old.get("legal") != view.get("legal"):
+            self.hints = {}
+        previous = self.order[self.cursor] if 0 <= self.cursor < len(self.order) else None
+        self.order = display_order(list(view.get("hand") or []))
+        legal = view.get("legal") or []
+        if previous in self.order and (previous in legal or not legal):
+            self.cursor = self.order.index(previous)
+        elif legal:
+            self.cursor = self.order.index(display_order(legal)[0])
+        else:
+            self.cursor = min(self.cursor, max(len(self.order) - 1, 0))
+        self.refresh_table()
+
+    def show_refusal(self, refusal: dict[str, Any]) -> None:
+        """A card was refused: the engine's reason (and rule)."""
+        text = Text("Refused", style="bold")
+        if refusal.get("rule"):
+            text.append(f" ({refusal['rule']})")
+        text.append(": " + str(refusal.get("reason", "")))
+        self._message(text, refusal=True)
+
+    def show_hint(self, values: list[tuple[str, float]]) -> None:
+        """The expert's value of each legal card (expected tricks this hand)."""
+        self.hints = dict(values)
+        text = Text("Hint (expected tricks this hand): ", style="bold")
+        for i, (code, v) in enumerate(sorted(values, key=lambda cv: -cv[1])):
+            if i:
+                text.append("  ")
+            text.append_text(card_text(code))
+            text.append(f" {v:.1f}", style="bold green" if i == 0 else "")
+        self._message(text)
+        self.refresh_hand()
+
+    def say(self, text: str | Text) -> None:
+        """A line about what happens (not a refusal)."""
+        self._message(text if isinstance(text, Text) else Text(text))
+
+    def show_summary(
+        self,
+        summary: dict[str, Any],
+        winner: int | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        """The summary of the hand just over; ``on_close`` runs when the person closes it."""
+        self.summary_open = True
+
+        def closed(_: None) -> None:
+            self.summary_open = False
+            if on_close is not None:
+                on_close()
+
+        self.push_screen(SummaryScreen(summary, self.players, winner), closed)
+
+    def set_title(self, title: str) -> None:
+        self.query_one("#status", Static).update(Text(title, style="bold"))
+
+    # ---------------------------------------------------------------- drawing
+
+    def _message(self, text: Text, refusal: bool = False) -> None:
+        self.message = text.plain
+        box = self.query_one("#message", MessageBox)
+        box.set_class(refusal, "refusal")
+        box.update(text)
+
+    def refresh_table(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        bottom = view.get("seat")
+        you = bottom
+        if bottom is None:
+            bottom = 0
+        for pos, wid in enumerate(("bottom", "left", "top", "right")):
+            seat = (bottom + pos) % 4
+            self.query_one(f"#{wid}", SeatBox).show(view, self.players, seat, seat == you)
+        self.query_one("#trick", TrickBox).show(view, self.players, bottom)
+        self.query_one("#score", ScoreBox).show(view, self.players, bottom)
+        status = Text(self.driver.title, style="bold")
+        status.append(f" · hand {view['hand_number'] + 1}")
+        if view["phase"] == "play":
+            status.append(f" · trick {view['trick_number'] + 1}/13")
+            turn = view.get("turn")
+            if turn is not None and turn == you:
+                status.append(" · your turn", style="bold yellow")
+            elif turn is not None:
+                status.append(f" · {self.players[turn]} to play")
+        elif view.get("winner") is not None:
+            status.append(f" · {self.players[view['winner']]} won", style="bold yellow")
+        self.query_one("#status", Static).update(status)
+        self.refresh_hand()
+
+    def refresh_hand(self) -> None:
+        view = self.view or {}
+        legal = set(view.get("legal") or [])
+        for i, slot in enumerate(self.query(CardSlot)):
+            code = self.order[i] if i < len(self.order) else None
+            slot.code = code
+            slot.display = code is not None
+            if code is None:
+                continue
+            lit = code in legal
+            slot.set_class(lit, "legal")
+            slot.set_class(i == self.cursor, "cursor")
+            text = card_text(code, dim=not lit)
+            if code in self.hints:
+                text.append(f"\n{self.hints[code]:.1f}", style="green")
+            slot.update(text)
+
+    # ---------------------------------------------------------------- actions
+
+    def play_card(self, code: str) -> None:
+        """The person chose ``code``: the driver plays it or says why not."""
+        if self.summary_open:
+            return
+        self.driver.play(code)
+
+    def action_cursor(self, step: int) -> None:
+        if self.order:
+            self.cursor = (self.cursor + step) % len(self.order)
+            self.refresh_hand()
+
+    def action_play(self) -> None:
+        if 0 <= self.cursor < len(self.order):
+            self.play_card(self.order[self.cursor])
+
+    def action_hint(self) -> None:
+        self.driver.hint()
+
+    def action_start(self) -> None:
+        self.driver.start_game()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    async def action_quit_game(self) -> None:
+        await self.driver.stop()
+        self.exit()
+
+    async def on_unmount(self) -> None:
+        await self.driver.stop()

@@ -1,0 +1,289 @@
+"""``lockup play --server URL``: a seat at a ``lockup serve`` table, in the terminal.
+
+The client speaks the page's protocol (docs/web-protocol.md) and nothing more: it gets a
+player cookie (``GET /``), takes its seat over HTTP (a room's invite, or the player's own
+game against the bots), opens ``/ws`` with the cookie and an ``Origin`` of the server's
+own address, says ``hello`` and shows the ``state`` and ``event`` frames' views. It sends
+``play`` and ``hint`` with the version on screen, and ``start`` for a room's host. Every
+rule is the server's: a refused card shows the ``error`` frame's reason.
+
+URLs: ``http://HOST:PORT/room/ID?invite=KEY`` (a seat in a room),
+``http://HOST:PORT/watch/ID?key=KEY`` (a spectator) or ``http://HOST:PORT/`` (the
+player's own game at that server, against its bots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import websockets
+
+from ..cards import card_symbol, parse_card
+from .driver import Driver
+
+COOKIE = "lockup_player"
+RETRIES = 5
+"""How many times a dropped connection is opened again (with hello and the last version)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a ``--server`` URL leads."""
+
+    base: str
+    """``http://host:port``: the server's origin."""
+    kind: Literal["game", "room", "watch"]
+    room: str | None = None
+    key: str | None = None
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.base[len("http") :] + "/ws"
+
+    @classmethod
+    def parse(cls, url: str) -> Target:
+        """Read a server address, an invite link or a watch link; ValueError otherwise."""
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"--server must be an http:// or https:// address, not {url!r}")
+        base = f"{parts.scheme}://{parts.netloc}"
+        query = parse_qs(parts.query)
+        segments = [s for s in parts.path.split("/") if s]
+        if not segments:
+            return cls(base, "game")
+        if len(segments) == 2 and segments[0] == "room":
+            invite = query.get("invite", [None])[0]
+            return cls(base, "room", segments[1], invite)
+        if len(segments) == 2 and segments[0] == "watch":
+            key = query.get("key", [None])[0]
+            if not key:
+                raise ValueError("a watch link needs its ?key=")
+            return cls(base, "watch", segments[1], key)
+        raise ValueError(
+            f"{url!r} is not a server's address, a room's invite link (/room/ID?invite=KEY) "
+            "or a watch link (/watch/ID?key=KEY)"
+        )
+
+
+class RemoteDriver(Driver):
+    """A table of a ``lockup serve``, played over its WebSocket."""
+
+    def __init__(self, url: str, *, name: str | None = None) -> None:
+        super().__init__()
+        self.target = Target.parse(url)
+        self.name = name
+        self.version = 0
+        self.players: list[str] | None = None
+        self.room: dict[str, Any] | None = None
+        self.view: dict[str, Any] | None = None
+        self.ws: Any = None
+        self.closed = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        host = urlsplit(self.target.base).netloc
+        self.title = {
+            "game": f"Lockup at {host}",
+            "room": f"Lockup · room {self.target.room}",
+            "watch": f"Lockup · watching {self.target.room}",
+        }[self.target.kind]
+
+    async def start(self) -> None:
+        self.app.say(f"Connecting to {self.target.base}…")
+        self.app.run_worker(self._run(), group="remote", exclusive=True)
+
+    # ---------------------------------------------------------------- connection
+
+    async def _join(self, http: httpx.AsyncClient) -> dict[str, Any] | None:
+        """Get the cookie and a seat; the hello to send, or None (the reason is shown)."""
+        await http.get("/")
+        t = self.target
+        if t.kind == "room":
+            body: dict[str, Any] = {"invite": t.key}
+            if self.name:
+                body["name"] = self.name
+            r = await http.post(f"/api/rooms/{t.room}/join", json=body)
+            if r.status_code != 200:
+                self.app.say(f"Could not join the room: {_reason(r)}")
+                return None
+            return {"type": "hello", "room": t.room, "since": 0}
+        if t.kind == "watch":
+            return {"type": "hello", "room": t.room, "watch": t.key, "since": 0}
+        if self.name:
+            await http.post("/api/profile", json={"name": self.name})
+        r = await http.get("/api/game")
+        if r.status_code != 200:
+            self.app.say(f"No game: {_reason(r)}")
+            return None
+        return {"type": "hello", "game": r.json()["game"], "since": 0}
+
+    async def _run(self) -> None:
+        headers = {"Origin": self.target.base}
+        async with httpx.AsyncClient(base_url=self.target.base, timeout=20) as http:
+            try:
+                hello = await self._join(http)
+            except httpx.HTTPError as e:
+                self.app.say(f"Cannot reach {self.target.base}: {e}")
+                return
+            cookie = http.cookies.get(COOKIE)
+        if hello is None:
+            return
+        if cookie:
+            headers["Cookie"] = f"{COOKIE}={cookie}"
+        for attempt in range(RETRIES + 1):
+            try:
+                async with websockets.connect(
+                    self.target.ws_url, additional_headers=headers, max_queue=None
+                ) as ws:
+                    self.ws = ws
+                    await ws.send(json.dumps({**hello, "since": self.version}))
+                    if attempt:
+                        self.app.say("Connected again.")
+                    async for raw in ws:
+                        try:
+                            self._frame(json.loads(raw))
+                        except (ValueError, KeyError, TypeError, IndexError) as e:
+                            self.app.say(f"A frame the client does not understand: {e!r}")
+            except (OSError, websockets.WebSocketException) as e:
+                if self.closed:
+                    return
+                self.app.say(f"Connection lost ({e}); trying again…")
+            finally:
+                self.ws = None
+            if self.closed:
+                return
+            await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
+        self.app.say("The server cannot be reached. q to quit.")
+
+    def _send(self, msg: dict[str, Any]) -> None:
+        ws = self.ws
+        if ws is None:
+            self.app.say("Not connected.")
+            return
+        task = asyncio.get_running_loop().create_task(ws.send(json.dumps(msg)))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ---------------------------------------------------------------- frames
+
+    def _name(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        return (self.players or self.app.players)[seat]
+
+    def _frame(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "state":
+            self.version = msg["version"]
+            self.players = msg.get("players") or self.players
+            self._show(msg["view"])
+        elif kind == "event":
+            v = msg["version"]
+            if v <= self.version:
+                return
+            if v > self.version + 1:  # a gap: ask for what was missed
+                self._send({"type": "hello", **self._where(), "since": self.version})
+                return
+            self.version = v
+            self._show(msg["view"])
+            self._event(msg["event"])
+        elif kind == "skip":
+            if msg["version"] == self.version + 1:
+                self.version = msg["version"]
+        elif kind == "error":
+            if msg.get("code") == "stale":
+                self._send({"type": "hello", **self._where(), "since": self.version})
+            self.app.show_refusal(msg)
+        elif kind == "hint":
+            if msg.get("version") == self.version:
+                self.app.show_hint([(x["card"], float(x["value"])) for x in msg["values"]])
+        elif kind == "room":
+            self._room(msg["room"])
+        elif kind == "clock":
+            clock = msg["clock"]
+            self.app.say(f"{self._name(clock['seat'])}: {clock['seconds']:.0f} s to play.")
+
+    def _where(self) -> dict[str, Any]:
+        t = self.target
+        if t.kind == "game":
+            return {}
+        where: dict[str, Any] = {"room": t.room}
+        if t.kind == "watch":
+            where["watch"] = t.key
+        return where
+
+    def _show(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.app.show_view(view, self.players)
+
+    def _event(self, ev: dict[str, Any]) -> None:
+        k = ev.get("kind")
+        if k == "deal":
+            self.app.say(f"Hand {ev['hand'] + 1}: {self._name(ev['dealer'])} deals (R3).")
+        elif k == "discard":
+            card = card_symbol(parse_card(ev["card"]))
+            self.app.say(f"Lockup takes {card} from {self._name(ev['seat'])}'s hand (R10).")
+        elif k == "trick":
+            text = f"{self._name(ev['winner'])} wins the trick"
+            if ev.get("lock"):
+                text += f" and is locked up for {ev['lock']} (R9)"
+            self.app.say(text + ".")
+        elif k == "hand":
+            winner = self.view.get("winner") if self.view else None
+            self.app.show_summary(ev["summary"], winner)
+        elif k == "over":
+            self.app.say(f"{self._name(ev['winner'])} wins the game (R15). q to quit.")
+        elif k == "chat":
+            self.app.say(f"{self._name(ev['seat'])}: {ev['text']}")
+        elif k == "react":
+            self.app.say(f"{self._name(ev['seat'])}: {ev['reaction']}")
+        elif k in ("takeover", "seat"):
+            self.app.say(f"A computer plays for {self._name(ev['seat'])}.")
+        elif k == "reclaim":
+            self.app.say(f"{self._name(ev['seat'])} is back.")
+
+    def _room(self, room: dict[str, Any]) -> None:
+        self.room = room
+        seats = room.get("seats") or []
+        if len(seats) == 4:
+            names = [s.get("name") or f"seat {s['seat']}" for s in seats]
+            if self.players is None or room.get("status") == "open":
+                self.players = names
+                self.app.players = names
+        if room.get("status") == "open":
+            people = sum(1 for s in seats if s.get("kind") == "person")
+            if room.get("you") is not None and room.get("you") == room.get("host"):
+                self.app.say(f"{people} at the table. Press s to start (empty seats: computers).")
+            else:
+                self.app.say(f"{people} at the table. Waiting for the host to start…")
+
+    # ---------------------------------------------------------------- the person
+
+    def play(self, code: str) -> None:
+        self._send({"type": "play", "card": code, "version": self.version})
+
+    def hint(self) -> None:
+        self.app.say("The expert is thinking…")
+        self._send({"type": "hint", "version": self.version})
+
+    def start_game(self) -> None:
+        self._send({"type": "start"})
+
+    async def stop(self) -> None:
+        self.closed = True
+        ws = self.ws
+        if ws is not None:
+            await ws.close()
+
+
+def _reason(r: httpx.Response) -> str:
+    try:
+        data = r.json()
+    except ValueError:
+        return f"HTTP {r.status_code}"
+    if isinstance(data, dict):
+        return str(data.get("reason") or data.get("error") or f"HTTP {r.status_code}")
+    return f"HTTP {r.status_code}"
