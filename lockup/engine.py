@@ -932,10 +932,9 @@ class Game:
         g.rules = view.rules
         g._any_club = g.rules.any_club
         g._upfront = g.rules.upfront
-        for name in Game.__slots__:
-            if name in p:
-                v = p[name]
-                setattr(g, name, v[:] if isinstance(v, list) else v)
+        for name in _PUBLIC_STATE:
+            v = p[name]
+            setattr(g, name, v[:] if isinstance(v, list) else v)
         g.hands = list(hands)
         g._legal = g._legal_now() if g.phase == PLAY else 0
         g._lost_order = [list(x) for x in view.lost_order]
