@@ -67,7 +67,7 @@ def _layout() -> int:
         ("locks_by_seat", 4),  # tricks still to sit out (R9)
         ("hand_sizes_by_seat", 4),
         ("points_by_seat", 4),  # tricks taken this hand (R13)
-        ("totals_by_seat", 4),  # game totals of the finished hands
+        ("totals_by_seat", 4),  # game totals of the finished hands (at most 127)
         ("leader_by_seat", 4),  # 1 for the seat that led the current trick
         ("trick_number", 1),  # 0 to 12
     ):
@@ -124,7 +124,7 @@ def encode(
     small += [locks[s] for s in order]
     small += [hand_sizes[s] for s in order]
     small += [points[s] for s in order]
-    small += [totals[s] for s in order]
+    small += [min(totals[s], 127) for s in order]  # (int8: a total past 127 reads 127)
     rel = (leader - seat) % 4 if leader >= 0 else -1
     small += [int(r == rel) for r in range(4)]
     small.append(min(trick_number, 12))
