@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import random
 import tomllib
 import typing
@@ -65,6 +66,10 @@ def test_seat_view_is_a_frozen_dataclass() -> None:
     assert view == game.view(game.turn)  # a value: equal views of an equal state
     assert view.legal_cards == game.legal_cards() and view.hand == game.hand(view.seat)
     assert SeatView.of(game, 0) == game.view(0)
+    # The server hands views to its bot workers in other processes.
+    again = pickle.loads(pickle.dumps(view))
+    assert again == view and again.to_dict() == view.to_dict()
+    assert Game.from_view(again, list(game.hands)).legal_mask() == game.legal_mask()
 
 
 def test_seat_view_json_is_unchanged() -> None:
