@@ -21,7 +21,8 @@ Typical use::
     print(game.winner, game.totals)
 
 Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
-:mod:`lockup.cards`); sets of cards are bit masks.
+:mod:`lockup.cards`); sets of cards are bit masks. ``nth_card(mask, u)``, the card of a
+mask that ``u`` in [0, 1) picks, is :func:`lockup.playout.nth`.
 """
 
 from __future__ import annotations
