@@ -826,8 +826,8 @@ class GameService:
 
     async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:
         """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
-        hand is dealt (server rng) and everything is stored before this returns. It waits
-        for a slot behind the moves of games already dealt."""
+        hand is dealt (server rng) and everything is stored before this returns. Its bots'
+        first moves wait behind the moves of games people play (:attr:`GameSession.priority`)."""
         seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
         return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player])
 
@@ -855,7 +855,7 @@ class GameService:
         create = Store.op_create_game(header, [], owners)
         deck = list(range(52))
         self.rng.shuffle(deck)
-        async with self.slots.hold(2), s.lock:  # after moves of games already dealt
+        async with s.lock:
             await s._apply(
                 "deal",
                 game.dealer,
