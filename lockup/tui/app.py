@@ -127,6 +127,7 @@ class ScoreBox(Static):
 
     def show(self, view: dict[str, Any], players: list[str], bottom: int) -> None:
         rules = view["rules"]
+        playing = view["phase"] not in ("deal", "over")  # else totals hold this hand
         table = Table(
             title=f"Score · to {rules['target']}",
             box=None,
@@ -143,7 +144,7 @@ class ScoreBox(Static):
             s = (bottom + i) % 4
             table.add_row(
                 players[s],
-                str(view["totals"][s] + view["tricks"][s]),
+                str(view["totals"][s] + (view["tricks"][s] if playing else 0)),
                 str(view["tricks"][s]),
                 str(view["times_locked"][s]),
             )
@@ -268,8 +269,9 @@ SeatBox.turn { background: #1d5a33; }
 .slot.cursor { background: $accent; }
 .slot.legal.cursor { background: $accent; }
 SummaryScreen, HelpScreen { align: center middle; }
-#summary, #help { width: auto; max-width: 96%; height: auto; padding: 1 2;
+#summary, #help { width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
     background: $panel; border: round $accent; }
+#summary Static { width: 100%; height: auto; }
 """
 
 
