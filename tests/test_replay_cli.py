@@ -1,5 +1,5 @@
 """``lockup replay FILE`` and ``lockup replay -``: the real console script, run as a
-subprocess, on good records and on malformed and hostile ones (RECORD.md).
+subprocess, on good records and on malformed and hostile ones (docs/records.md).
 
 Exit 0 and the summary; exit 1 and the first offending hand, event, rule and reason;
 exit 2 and a reason for anything that is not a record. Never a traceback: standard

@@ -34,7 +34,7 @@ class ProtocolError(Exception):
     """A refused client message: becomes an ``error`` frame; nothing has changed.
 
     ``code`` is stable (the engine's refusal codes and the protocol's own), ``reason`` is
-    plain English, ``rule`` the RULES.md id of an engine refusal, ``params`` what a
+    plain English, ``rule`` the docs/rules.md id of an engine refusal, ``params`` what a
     translation fills in.
     """
 
