@@ -7,6 +7,7 @@ lists as legal are lit, the others dim; a refused card shows the engine's reason
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -54,11 +55,29 @@ def display_order(codes: list[str]) -> list[str]:
     return [by_card[c] for c in sort_for_display(by_card)]
 
 
-class SeatBox(Static):
+class Panel(Static):
+    """A part of the table, redrawn only when what it shows has changed (a redraw costs a
+    layout of the screen)."""
+
+    _shown: object = None
+
+    def changed(self, key: object) -> bool:
+        """Whether ``key`` (what the panel would show) differs from last time."""
+        if key == self._shown:
+            return False
+        self._shown = key
+        return True
+
+
+class SeatBox(Panel):
     """One seat: name, cards held, tricks won, lock badge, cards lockup took."""
 
     def show(self, view: dict[str, Any], players: list[str], seat: int, you: bool) -> None:
         turn = view.get("turn") == seat
+        key = [players[seat], you, turn, view.get("dealer") == seat, view["hand_sizes"][seat]]
+        key += [view["tricks"][seat], view["locks"][seat], view["lost"][seat]]
+        if not self.changed(key):
+            return
         self.set_class(turn, "turn")
         self.set_class(bool(view["locks"][seat]), "locked")
         head = Text("▶ " if turn else "  ", style="bold yellow")
@@ -82,10 +101,13 @@ class SeatBox(Static):
         self.update(Text("\n").join(lines))
 
 
-class TrickBox(Static):
+class TrickBox(Panel):
     """The trick in the middle, each card on its player's side; else the last trick."""
 
     def show(self, view: dict[str, Any], players: list[str], bottom: int) -> None:
+        fields = ("trick", "last_trick", "trick_number", "phase", "winner")
+        if not self.changed((json.dumps([view.get(k) for k in fields]), tuple(players), bottom)):
+            return
         plays = view.get("trick") or []
         last = view.get("last_trick")
         number = view.get("trick_number", 0)
@@ -122,10 +144,13 @@ class TrickBox(Static):
         self.update(Group(Align.center(caption), grid))
 
 
-class ScoreBox(Static):
+class ScoreBox(Panel):
     """Game totals, tricks this hand and times locked, for every seat."""
 
     def show(self, view: dict[str, Any], players: list[str], bottom: int) -> None:
+        fields = ("totals", "tricks", "times_locked", "rules", "hand_number", "phase")
+        if not self.changed((json.dumps([view.get(k) for k in fields]), tuple(players), bottom)):
+            return
         rules = view["rules"]
         playing = view["phase"] not in ("deal", "over")  # else totals hold this hand
         table = Table(
@@ -159,7 +184,7 @@ class ScoreBox(Static):
         self.update(grid)
 
 
-class CardSlot(Static):
+class CardSlot(Panel):
     """One card of the person's hand: click it to play it."""
 
     def __init__(self, index: int) -> None:
@@ -441,6 +466,8 @@ class TableApp(App[None]):
             if code is None:
                 continue
             lit = code in legal
+            if not slot.changed((code, lit, i == self.cursor, self.hints.get(code))):
+                continue
             slot.set_class(lit, "legal")
             slot.set_class(i == self.cursor, "cursor")
             text = card_text(code, dim=not lit)
