@@ -23,6 +23,10 @@ import httpx
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 CARD_RE = re.compile(r"^[2-9TJQKA][CDHS]$")
+TEST_FLAGS = ("--bot-delay", "0.05", "--bot-jitter", "0.05", "--new-games-per-address", "0")
+"""Server flags for a module's shared server: bots' cards leave the server at once (the
+page's own pacing is what is tested), and the many test players of one address may all
+start games."""
 
 
 def free_port() -> int:

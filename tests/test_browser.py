@@ -20,6 +20,7 @@ from browser_helpers import (
     CHROMIUM_ARGS,
     IDLE,
     MY_TURN,
+    TEST_FLAGS,
     Server,
     click_card,
     find_illegal_turn,
@@ -51,7 +52,9 @@ INSTANT = (
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("browser") / "games.sqlite", None, "--hint-time", "0.2")
+    srv = Server(
+        tmp_path_factory.mktemp("browser") / "games.sqlite", None, "--hint-time", "0.2", *TEST_FLAGS
+    )
     srv.start()
     yield srv
     srv.stop()

@@ -170,7 +170,8 @@ function save() {
         game: S.game,
         version: proto.shown,
         view: S.view,
-        middle: S.middle,
+        // A completed trick still on the table has been seen: after a reload it is gone.
+        middle: S.trickDone ? [] : S.middle,
         lastEmpty: S.lastEmpty,
         summary: S.summary,
         players: S.players,
@@ -829,6 +830,9 @@ async function main() {
     },
     get busy() {
       return proto.busy;
+    },
+    get trickDone() {
+      return S.trickDone ? { ...S.trickDone } : null;
     },
   };
 }
