@@ -177,9 +177,17 @@ class RemoteDriver(Driver):
     def _frame(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "state":
+            first = self.view is None
             self.version = msg["version"]
             self.players = msg.get("players") or self.players
             self._show(msg["view"])
+            if first:
+                seat = msg["view"].get("seat")
+                self.app.say(
+                    "Watching the table."
+                    if seat is None
+                    else f"At the table as {self._name(seat)}."
+                )
         elif kind == "event":
             v = msg["version"]
             if v <= self.version:
