@@ -230,8 +230,13 @@ def test_the_whole_table_fits_the_window(
 # ---------------------------------------------------------------------- 2. refusals
 
 
-def test_a_refusal_covers_nothing_moves_nothing_and_fades(browser: Any, server: Server) -> None:
-    ctx, page, frames, errors = open_table(browser, server.url, (1366, 657))
+@pytest.mark.parametrize(
+    ("width", "height", "touch"), [(1366, 657, False), (844, 390, True)], ids=["laptop", "phone"]
+)
+def test_a_refusal_covers_nothing_moves_nothing_and_fades(
+    browser: Any, server: Server, shots: Path, width: int, height: int, touch: bool
+) -> None:
+    ctx, page, frames, errors = open_table(browser, server.url, (width, height), touch=touch)
     page.goto("/")
     card = find_illegal_turn(page, random.Random(11))
     page.wait_for_selector(IDLE)
@@ -244,6 +249,9 @@ def test_a_refusal_covers_nothing_moves_nothing_and_fades(browser: Any, server: 
     text = page.locator("#message").inner_text()
     assert "(R" not in text  # ... the player is not shown it
     page.wait_for_timeout(300)  # the message has faded in
+    path = shots / f"refusal-{width}x{height}.png"
+    page.screenshot(path=str(path))
+    print(f"screenshot: {path}")
     # Nothing moved, and the message covers no card and no seat.
     assert rect(page, "#hand button.card") == hand_before
     msg = rect(page, "#message")[0]

@@ -555,7 +555,7 @@ async function loadGame() {
         const info = await res.json();
         if (info.game !== S.game) {
           setGame(info);
-          restore(info.game);
+          if (restore(info.game)) maybeGuide();
         } else if (typeof info.level === "string") S.level = info.level;
         render();
         return;
