@@ -560,3 +560,37 @@ def test_first_game_guide_sounds_toggle_and_motion(browser: Any, server: Server)
     assert page.evaluate("window.__animations") == 0
     assert errors == []
     ctx.close()
+
+
+def test_too_many_new_games_shows_the_servers_reason(browser: Any, tmp_path: Path) -> None:
+    srv = Server(tmp_path / "limit.sqlite", None, "--new-games-per-player", "2/600").start()
+    try:
+        ctx, page, _, errors = open_table(browser, srv.url, (1366, 657))
+        page.goto("/")
+        page.wait_for_selector(IDLE)
+        message = ""
+        for _ in range(4):
+            page.locator("#btn-new").click()
+            page.locator("#new-start").click()
+            page.wait_for_function(
+                "() => !document.querySelector('#dlg-new').open"
+                " || document.querySelector('#new-error').textContent !== ''"
+            )
+            if page.locator("#dlg-new[open]").count():
+                message = page.locator("#new-error").inner_text()
+                break
+        # The server's reason, which says when to try again.
+        assert re.fullmatch(r"Too many new games: try again in \d+ s\.", message), message
+        page.locator("#new-cancel").click()
+        page.locator("#btn-lang").click()
+        page.wait_for_selector("html[lang='fr']")
+        page.locator("#btn-new").click()
+        page.locator("#new-start").click()
+        page.wait_for_function("() => document.querySelector('#new-error').textContent !== ''")
+        fr = page.locator("#new-error").inner_text()
+        assert re.fullmatch(r"Trop de demandes d'un coup : réessayez dans \d+ secondes?\.", fr), fr
+        page.locator("#new-cancel").click()
+        assert errors == []
+        ctx.close()
+    finally:
+        srv.stop()

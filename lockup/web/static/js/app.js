@@ -27,7 +27,7 @@ import {
   renderSeats,
   renderTitle,
 } from "./render.js";
-import { aboutSeat, cardInText, esc, nameOf, refusalText } from "./text.js";
+import { aboutSeat, cardInText, esc, nameOf, rateLimitText, refusalText } from "./text.js";
 import { bindHand, bindSkipLink } from "./input.js";
 import {
   anyDialogOpen,
@@ -608,7 +608,7 @@ async function startNewGame(options) {
   const b = /** @type {any} */ (body);
   if (!res.ok) {
     if (res.status === 429 || b.error === "rate-limited")
-      err.textContent = b.reason ? t("err.rate-limited-why", { reason: b.reason }) : t("err.rate-limited");
+      err.textContent = rateLimitText(b.reason, res.headers.get("Retry-After"));
     else err.textContent = b.reason || b.error || t("err.unknown");
     return false;
   }

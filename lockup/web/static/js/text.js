@@ -2,7 +2,7 @@
 // Words for the table: names, cards in sentences, refusals. Depends on the language only.
 
 import { cardName, cardShort, isCard, rankOf } from "./cards.js";
-import { has, orList, t } from "./i18n.js";
+import { has, language, orList, t } from "./i18n.js";
 import { DEFAULT_PLAYERS } from "./state.js";
 
 /** @typedef {import("./state.js").PageState} PageState */
@@ -74,7 +74,7 @@ export function refusalText(s, msg) {
     case "discard-due":
       return typeof p.seat === "number" ? aboutSeat(s, "err.discard-due", p.seat) : t("err.unknown");
     case "rate-limited":
-      return msg.reason ? t("err.rate-limited-why", { reason: msg.reason }) : t("err.rate-limited");
+      return rateLimitText(msg.reason, p.retry_after);
     default: {
       const key = `err.${code}`;
       if (has(key)) return t(key);
@@ -86,4 +86,16 @@ export function refusalText(s, msg) {
 /** A server's English reason without rule numbers such as "(R7)". @param {string} text */
 export function stripRule(text) {
   return text.replace(/\s*\(R\d+\)/g, "").trim();
+}
+
+/**
+ * "Too many …: try again in 6 s.": the server's own words in English, ours (with its
+ * number of seconds) in another language.
+ * @param {string | undefined} reason @param {unknown} retryAfter seconds
+ */
+export function rateLimitText(reason, retryAfter) {
+  if (reason && language() === "en") return reason;
+  const n = Number(retryAfter);
+  if (Number.isFinite(n) && n > 0) return t("err.rate-limited-wait", { n: Math.ceil(n) });
+  return t("err.rate-limited");
 }
