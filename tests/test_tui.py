@@ -22,7 +22,7 @@ from attack_helpers import Server
 from textual.pilot import Pilot
 
 from lockup.cards import parse_card
-from lockup.cli import build_parser
+from lockup.cli import build_parser, main
 from lockup.engine import Rules
 from lockup.record import from_record, summary
 from lockup.tui.app import SummaryScreen, TableApp
@@ -214,6 +214,35 @@ def test_resume_refuses_what_is_not_a_saved_game(tmp_path: Path) -> None:
         LocalGame.resume(bad)
     with pytest.raises(SaveError, match="cannot read"):
         LocalGame.resume(tmp_path / "missing.json")
+
+
+def test_lockup_play_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran: list[TableApp] = []
+    monkeypatch.setattr(TableApp, "run", lambda self, **kw: ran.append(self))
+    save = tmp_path / "g.json"
+    argv = ["play", "--level", "easy", "--target", "15", "--lock-discards", "upfront"]
+    assert main([*argv, "--seed", "5", "--save", str(save), "--name", "Ann"]) == 0
+    driver = ran[0].driver
+    assert isinstance(driver, LocalDriver) and driver.local.level == "easy"
+    doc = json.loads(save.read_text(encoding="utf-8"))  # written before the first card
+    assert doc["tui"] == {"seed": 5, "level": "easy"} and doc["players"][0] == "Ann"
+    assert doc["rules"] == {
+        "picture_exception": "same-rank",
+        "lock_discards": "upfront",
+        "target": 15,
+    }
+    assert main(["play", "--resume", str(save), "--level", "expert"]) == 0
+    resumed = ran[1].driver
+    assert isinstance(resumed, LocalDriver) and resumed.local.level == "expert"
+    assert resumed.local.save_path == save and resumed.local.names[0] == "Ann"
+    assert main(["play", "--resume", str(tmp_path / "none.json")]) == 2
+    assert main(["play", "--server", "ftp://example.org/"]) == 2
+    assert main(["play", "--server", "http://127.0.0.1:1/room/R?invite=K"]) == 0
+    assert isinstance(ran[2].driver, RemoteDriver)
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "--server must be an http" in err
 
 
 def test_a_whole_game_against_random_bots(tmp_path: Path) -> None:
