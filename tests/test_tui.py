@@ -25,7 +25,7 @@ from lockup.cards import parse_card
 from lockup.cli import build_parser, main
 from lockup.engine import Rules
 from lockup.record import from_record, summary
-from lockup.tui.app import SummaryScreen, TableApp
+from lockup.tui.app import HelpScreen, SummaryScreen, TableApp
 from lockup.tui.local import LocalDriver, LocalGame, SaveError
 from lockup.tui.remote import RemoteDriver, Target
 
@@ -91,6 +91,10 @@ def test_arrow_keys_and_enter_play_a_legal_card(tmp_path: Path) -> None:
             assert parse_card(start) not in local.game.hand(0)
             await until(pilot, settled(app, local))
             assert start not in (app.view or {})["hand"]
+            await pilot.press("question_mark")  # help, and back
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert not isinstance(app.screen, HelpScreen)
 
     asyncio.run(run())
 

@@ -248,16 +248,16 @@ class SummaryScreen(ModalScreen[None]):
 
 HELP = """[b]Lockup in the terminal[/b]
 
-[b]←/→[/b]  choose a card        [b]Enter[/b] / click  play it
+[b]←/→[/b]  choose a card        [b]Enter[/b], Space, click  play it
 [b]h[/b]    hint: the expert's value of each legal card (tricks this hand)
 [b]s[/b]    start the game (the host of a room)
 [b]?[/b]    this help            [b]q[/b]  quit (the game is saved)
 
 Lit cards are the ones you may play; a refused card says why.
 No trumps: the highest card of the suit led wins the trick and
-a point. Win a trick holding clubs and you are locked up 🔒 for a
-trick per club, losing random cards (R9, R10). First sole leader
-at the target wins (R15). Rules: docs/rules.md.
+a point (R8). Win a trick with clubs in it and you are locked up 🔒
+for a trick per club, losing random cards (R9, R10). The first
+sole leader at the target wins (R15). Rules: docs/rules.md.
 
 Enter or Escape to close."""
 
