@@ -237,10 +237,11 @@ function onSnapshot(msg) {
 
 /** @param {ErrorMessage} msg */
 function onError(msg) {
-  const card = S.pending;
-  clearPending();
-  S.hintAsked = false;
-  if (msg.code === "hint-busy" || msg.code === "hint-unavailable") S.hintAsked = false;
+  const aboutHint = msg.code === "hint-busy" || msg.code === "hint-unavailable";
+  const card = aboutHint ? null : S.pending;
+  if (!aboutHint) clearPending();
+  // "hint-busy": the hint asked before is still coming; anything else ends the wait.
+  if (msg.code !== "hint-busy") S.hintAsked = false;
   const text = refusalText(S, msg);
   showMessage(text, msg.code === "stale" ? "info" : "error");
   announce(text);
@@ -272,6 +273,7 @@ function onHint(msg) {
   S.hintAsked = false;
   renderHint(S);
   renderHand(S);
+  renderButtons(S);
   if (msg.best) announce(t("hint.best", { card: cardInText(msg.best) }));
 }
 
@@ -525,6 +527,7 @@ function askHint() {
   S.hint = null;
   S.hintAsked = true;
   renderHint(S);
+  renderButtons(S);
 }
 
 /** @param {GameInfo} info */

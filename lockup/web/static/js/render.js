@@ -303,7 +303,7 @@ export function renderInfo(s) {
 /** @param {PageState} s */
 export function renderButtons(s) {
   const v = s.view;
-  /** @type {HTMLButtonElement} */ ($("#btn-hint")).disabled = !canAct(s) || !s.connected;
+  /** @type {HTMLButtonElement} */ ($("#btn-hint")).disabled = !canAct(s) || !s.connected || s.hintAsked;
   /** @type {HTMLButtonElement} */ ($("#btn-last")).disabled = !v || !v.last_trick;
   const dl = /** @type {HTMLAnchorElement} */ ($("#btn-download"));
   const over = !!v && v.phase === "over" && s.game != null;
