@@ -243,7 +243,7 @@ export function scoresHTML(s) {
   const { locked, lost } = gameLocks(v);
   const head = `<thead><tr><th scope="col">${esc(t("score.hand"))}</th>${[0, 1, 2, 3]
     .map((seat) => {
-      const tip = aboutSeat(s, "tip.seatLocks", seat, { locked: t("count.times", { n: locked[seat] }), lost: t("count.cards", { n: lost[seat] }) });
+      const tip = aboutSeat(s, "tip.seatLocks", seat, { locked: t("count.times", { n: locked[seat] }), lost: t("count.lost", { n: lost[seat] }) });
       return `<th scope="col" title="${esc(tip)}" data-seat="${seat}">${esc(nameOf(s, seat))}</th>`;
     })
     .join("")}</tr></thead>`;
