@@ -251,7 +251,7 @@ def test_lockup_play_options(
 
 def test_a_whole_game_against_random_bots(tmp_path: Path) -> None:
     async def run() -> tuple[LocalGame, int]:
-        app, local = local_app(tmp_path, seed=SEED + 5, target=10)
+        app, local = local_app(tmp_path, seed=SEED + 6, target=10)
         summaries = 0
         async with app.run_test(size=(80, 24)) as pilot:
             while True:
