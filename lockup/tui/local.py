@@ -264,9 +264,7 @@ class LocalDriver(Driver):
         self.hinting = False
         self.shown_summaries = len(local.game.summaries)
         self.closed = False
-        rules = local.game.rules
         self.title = f"Lockup vs {local.level}"
-        self.rules = rules
 
     async def start(self) -> None:
         self.refresh()
