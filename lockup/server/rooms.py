@@ -510,12 +510,11 @@ class RoomService:
             else:
                 seats.append(Seat("bot", level=level))
                 names.append(DEFAULT_PLAYERS[i] if i else "South")
-        owners = [rs.player for rs in room.seats if rs.player is not None]
         session = await self.games.new_game_at(
             seats,
             names,
             room.options.rules,
-            owners,
+            [],  # a room's game is reached through the room, not a person's own table at /
             room_id=room.id,
             prepare=lambda s: self._attach(room, s),
         )
