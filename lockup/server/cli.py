@@ -11,7 +11,7 @@ SWITCH_INTERVAL = 0.0005
 thread and the bot threads pass the GIL often, so a card waits less for a busy loop."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``lockup`` command."""
     p = subparsers.add_parser(
         "serve",

@@ -13,7 +13,7 @@ import sys
 DEFAULT_DB = "sqlite:///lockup.sqlite"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``db`` to the ``lockup`` command."""
     p = subparsers.add_parser(
         "db",
