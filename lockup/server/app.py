@@ -19,9 +19,11 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from ..refusals import catalogue as refusal_catalogue
 from ..web import STATIC_DIR
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
+from .reviews import Reviews
 from .rooms import RoomService, check_name, no_room, parse_room_options
 from .security import SecurityMiddleware, allowed_hosts
 from .session import GameService, GameSession, available_levels
@@ -141,6 +143,11 @@ async def api_new_game(request: Request) -> Response:
 async def api_options(request: Request) -> Response:
     """``GET /api/options``: the levels and rule options a new game may choose."""
     return JSONResponse(options_document(available_levels(), _service(request).default_level))
+
+
+async def api_refusals(request: Request) -> Response:
+    """``GET /api/refusals``: the refusal catalogue in English and French (lockup.refusals)."""
+    return JSONResponse(refusal_catalogue())
 
 
 async def api_record(request: Request) -> Response:
@@ -301,6 +308,89 @@ async def api_profile(request: Request) -> Response:
     return response
 
 
+# ---------------------------------------------------------------------- review, history, stats
+
+
+def _reviews(request: Request) -> Reviews:
+    reviews: Reviews = request.app.state.reviews
+    return reviews
+
+
+async def _known(request: Request) -> str | None:
+    token: str | None = await request.app.state.players.known(request.cookies.get(COOKIE))
+    return token
+
+
+async def api_history(request: Request) -> Response:
+    """``GET /api/history``: every game the player took part in, newest first."""
+    token = await _known(request)
+    games = [] if token is None else await _reviews(request).history(token)
+    return JSONResponse({"games": games})
+
+
+async def api_review(request: Request) -> Response:
+    """``GET /api/games/{id}/review``: the game's finished hands, tricks, summaries and
+    the analysis of the player's cards."""
+    try:
+        data = await _reviews(request).review(request.path_params["game_id"], await _known(request))
+    except ProtocolError as e:
+        return _error(403, e)
+    return JSONResponse(data)
+
+
+async def api_analysis(request: Request) -> Response:
+    """``GET /api/games/{id}/analysis``: where the analysis is; ``POST``: start it."""
+    reviews = _reviews(request)
+    game_id = request.path_params["game_id"]
+    token = await _known(request)
+    try:
+        if request.method == "POST":
+            return JSONResponse(await reviews.start_analysis(game_id, token))
+        review = await reviews.review(game_id, token)
+    except ProtocolError as e:
+        return _error(409 if e.code == "no-hand-yet" else 403, e)
+    return JSONResponse(review["analysis"])
+
+
+async def api_upload(request: Request) -> Response:
+    """``POST /api/uploads?seat=S``: a ``lockup-record/1`` to review (body: the record)."""
+    seat_text = request.query_params.get("seat", "0")
+    if seat_text not in ("0", "1", "2", "3"):
+        return _error(400, OptionError("seat must be 0 to 3"))
+    try:
+        data = loads(await request.body())
+    except ProtocolError:
+        return _error(400, ProtocolError("bad-record", "The file is not JSON."))
+    token, new = await _player(request)
+    try:
+        request.app.state.guards.new_game(token, _address(request))
+        game_id = await _reviews(request).upload(token, data, int(seat_text))
+    except ProtocolError as e:
+        return _error(429 if e.code == "rate-limited" else 400, e)
+    response = JSONResponse({"game": game_id})
+    if new:
+        _set_cookie(request, response, token)
+    return response
+
+
+async def api_stats(request: Request) -> Response:
+    """``GET /api/stats``: the player's statistics."""
+    token = await _known(request)
+    if token is None:
+        return JSONResponse(
+            {
+                "games": 0,
+                "left_out": 0,
+                "by_level": {},
+                "by_rules": {},
+                "per_hand": {},
+                "accuracy": None,
+                "series": [],
+            }
+        )
+    return JSONResponse(await _reviews(request).stats(token))
+
+
 async def healthz(request: Request) -> Response:
     """``GET /healthz``: ``ok``."""
     return PlainTextResponse("ok")
@@ -326,6 +416,8 @@ def create_app(
     host: str = "127.0.0.1",
     extra_hosts: Iterable[str] = (),
     warm: bool = True,
+    analysis_workers: int = 1,
+    analysis_iterations: int | None = None,
     store: Store | None = None,
 ) -> Starlette:
     """The Lockup server app storing games in ``db`` (an SQLAlchemy URL).
@@ -335,7 +427,9 @@ def create_app(
     ``bot_jitter``: how long a bot's card is held (see :class:`GameService`); ``limits``:
     what one client may ask; ``host`` and ``extra_hosts``: the ``Host`` names answered
     (see :mod:`lockup.server.security`); ``warm``: start the bot workers and load the
-    expert's search at start-up, in the background. ``store`` may be an already opened
+    expert's search at start-up, in the background; ``analysis_workers`` and
+    ``analysis_iterations``: the processes and the budget of reviews' analyses (see
+    :class:`~lockup.server.reviews.Reviews`). ``store`` may be an already opened
     :class:`Store` for ``db``.
     """
     the_store = store or Store(db)
@@ -366,6 +460,7 @@ def create_app(
             if warming is not None:
                 warming.cancel()
             await service.close()
+            app.state.reviews.close()
             pool.close()
             await the_store.close()
 
@@ -376,8 +471,12 @@ def create_app(
         Route("/room/{room_id}", _page("index.html")),
         Route("/watch/{room_id}", _page("index.html")),
         Route("/lobby", _page("index.html")),
+        Route("/review/{game_id}", _page("review.html")),
+        Route("/history", _page("history.html")),
+        Route("/stats", _page("stats.html")),
         Route("/healthz", healthz),
         Route("/api/options", api_options, methods=["GET"]),
+        Route("/api/refusals", api_refusals, methods=["GET"]),
         Route("/api/game", api_game, methods=["GET"]),
         Route("/api/games", api_new_game, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record, methods=["GET"]),
@@ -387,6 +486,11 @@ def create_app(
         Route("/api/rooms/{room_id}/join", api_join_room, methods=["POST"]),
         Route("/api/rooms/{room_id}/leave", api_leave_room, methods=["POST"]),
         Route("/api/profile", api_profile, methods=["GET", "POST"]),
+        Route("/api/history", api_history, methods=["GET"]),
+        Route("/api/stats", api_stats, methods=["GET"]),
+        Route("/api/uploads", api_upload, methods=["POST"]),
+        Route("/api/games/{game_id}/review", api_review, methods=["GET"]),
+        Route("/api/games/{game_id}/analysis", api_analysis, methods=["GET", "POST"]),
         WebSocketRoute("/ws", ws_endpoint),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
@@ -398,6 +502,7 @@ def create_app(
     )
     app.state.service = service
     app.state.rooms = RoomService(service)
+    app.state.reviews = Reviews(the_store, analysis_workers, analysis_iterations)
     app.state.store = the_store
     app.state.guards = Guards(limits or Limits())
     return app

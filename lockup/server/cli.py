@@ -120,6 +120,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="delete unfinished games with no move for this long (default 30 days; 0: never)",
     )
     p.add_argument(
+        "--analysis-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes for the analyses of reviewed games, one game at a time (default 1)",
+    )
+    p.add_argument(
+        "--analysis-iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sampled deals per decision in a review's analysis (default: the analysis's "
+        "own, as lockup analyse)",
+    )
+    p.add_argument(
         "--hint-time",
         type=float,
         default=None,
@@ -163,6 +178,10 @@ def _serve(args: argparse.Namespace) -> int:
         return fail("--hint-time must be more than 0 and at most 60 seconds")
     if args.hint_processes < 1:
         return fail("--hint-processes must be at least 1")
+    if args.analysis_workers < 1:
+        return fail("--analysis-workers must be at least 1")
+    if args.analysis_iterations is not None and not 1 <= args.analysis_iterations <= 100_000:
+        return fail("--analysis-iterations must be 1 to 100000")
     for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
         if not getattr(args, name) >= 0:
             return fail(f"--{name.replace('_', '-')} must be 0 or more")
@@ -196,6 +215,8 @@ def _serve(args: argparse.Namespace) -> int:
         limits=limits,
         host=args.host,
         extra_hosts=args.allowed_host,
+        analysis_workers=args.analysis_workers,
+        analysis_iterations=args.analysis_iterations,
         store=store,
     )
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

@@ -347,6 +347,10 @@ async def _send_json(send: Send, status: int, error: str, reason: str) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+LARGER_BODIES = {"/api/uploads": 256 * 1024}
+"""Paths whose bodies may be larger than ``--max-body-bytes``: an uploaded game record."""
+
+
 class BodyLimitMiddleware:
     """Request bodies of at most ``max_body`` bytes, in at most ``body_timeout`` seconds.
 
@@ -356,10 +360,18 @@ class BodyLimitMiddleware:
     gets the whole body (it is small) in one message.
     """
 
-    def __init__(self, app: ASGIApp, max_body: int = 16384, body_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int = 16384,
+        body_timeout: float = 10.0,
+        larger: dict[str, int] | None = None,
+    ) -> None:
         self.app = app
         self.max_body = max_body
         self.body_timeout = body_timeout
+        self.larger = larger or {}
+        """Paths allowed a larger body than ``max_body`` (an uploaded record)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -367,15 +379,16 @@ class BodyLimitMiddleware:
             return
         length: int | None = None
         chunked = False
+        limit = self.larger.get(scope.get("path", ""), self.max_body)
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
                     length = int(value)
                 except ValueError:
-                    length = self.max_body + 1
+                    length = limit + 1
             elif name == b"transfer-encoding":
                 chunked = True
-        if length is not None and length > self.max_body:
+        if length is not None and length > limit:
             await self._too_large(send)
             return
         if not chunked and not length:
@@ -389,7 +402,7 @@ class BodyLimitMiddleware:
                     if message["type"] != "http.request":
                         return  # the client is gone
                     body += message.get("body", b"")
-                    if len(body) > self.max_body:
+                    if len(body) > limit:
                         await self._too_large(send)
                         return
                     if not message.get("more_body", False):
@@ -470,7 +483,9 @@ def raise_nofile_limit() -> int:
 
 def wrap_app(app: ASGIApp, limits: NetLimits, counter: AddressCounter) -> ASGIApp:
     """``app`` with the body limit, and behind a proxy the forwarded client's cap."""
-    wrapped: ASGIApp = BodyLimitMiddleware(app, limits.max_body_bytes, limits.body_timeout)
+    wrapped: ASGIApp = BodyLimitMiddleware(
+        app, limits.max_body_bytes, limits.body_timeout, larger=LARGER_BODIES
+    )
     if limits.proxy_headers:
         wrapped = ForwardedClientCap(wrapped, counter, limits.forwarded_allow_ips)
     return wrapped

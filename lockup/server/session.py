@@ -794,6 +794,8 @@ class GameService:
         except Exception as e:
             log.error("game %s: the stored record does not replay: %s", game_id, e)
             return None
+        if any(d.get("kind") == "uploaded" for d in header.seats):
+            return None  # a record brought in for review: never played on
         seats = [Seat.from_dict(d) for d in header.seats]
         version = max(actions[-1].version if actions else 0, header.events_version)
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))

@@ -150,6 +150,31 @@ game_events_table = Table(
 """A game's events that are not moves (chat, reactions, a computer taking over a seat, a
 person taking it back), each with its version, so versions go on after a restart."""
 
+participants_table = Table(
+    "participants",
+    metadata,
+    Column("player_id", String(64), primary_key=True),
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("uploaded", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_participants_game_id", "game_id"),
+)
+"""Each game a player took part in (their seat), or brought in as an uploaded record."""
+
+analyses_table = Table(
+    "analyses",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("hands", Integer, nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("result", Text, nullable=True),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+"""The expert's analysis of a seat's play in a game: how many hands, its status
+(``running``, ``done``, ``failed``) and the result (JSON), so it runs once."""
+
 settings_table = Table(
     "settings",
     metadata,
@@ -801,7 +826,8 @@ class Store:
                     .values(game_id=None)
                 )
                 conn.execute(delete(actions_table).where(actions_table.c.game_id.in_(gone)))
-                conn.execute(delete(game_events_table).where(game_events_table.c.game_id.in_(gone)))
+                for table in (game_events_table, participants_table, analyses_table):
+                    conn.execute(delete(table).where(table.c.game_id.in_(gone)))
                 conn.execute(delete(games_table).where(games_table.c.id.in_(gone)))
         return len(gone)
 
@@ -830,6 +856,19 @@ class Store:
             )
             if values:
                 conn.execute(actions_table.insert(), values)
+            people = [
+                {
+                    "player_id": who["player"],
+                    "game_id": game.id,
+                    "seat": seat,
+                    "uploaded": False,
+                    "created_at": now,
+                }
+                for seat, who in enumerate(game.seats)
+                if who.get("kind") == "human" and who.get("player")
+            ]
+            if people:
+                conn.execute(participants_table.insert(), people)
             for player in owners:
                 done = conn.execute(
                     update(players_table)
