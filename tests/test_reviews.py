@@ -152,3 +152,43 @@ def test_history_uploads_and_statistics(server: Server) -> None:
         ).status_code
         == 413
     )
+
+
+def test_games_where_a_computer_played_for_the_player_are_marked_and_left_out(
+    server: Server,
+) -> None:
+    http = client(server)
+    room = http.post("/api/rooms", json={"levels": "random", "target": 10, "turn_timer": 5})
+    rid = room.json()["room"]
+    cookie = http.cookies["lockup_player"]
+
+    async def go() -> str:
+        headers = {"Cookie": f"lockup_player={cookie}"}
+        async with websockets.connect(server.ws_url, additional_headers=headers) as ws:
+            await ws.send(json.dumps({"type": "hello", "room": rid}))
+            await ws.send(json.dumps({"type": "start"}))
+            waited = False
+            sent = None
+            game = ""
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if msg["type"] == "room" and msg["room"]["game"]:
+                    game = msg["room"]["game"]
+                view = msg.get("view")
+                if not view:
+                    continue
+                if view["phase"] == "over":
+                    return game
+                if view["legal"] and sent != msg["version"]:
+                    if not waited:  # let the turn timer play the first card
+                        waited = True
+                        continue
+                    sent = msg["version"]
+                    card = view["legal"][0]
+                    await ws.send(json.dumps({"type": "play", "card": card, "version": sent}))
+
+    game = asyncio.run(go())
+    entry = next(g for g in http.get("/api/history").json()["games"] if g["game"] == game)
+    assert entry["takeover"] and entry["room"] == rid
+    stats = http.get("/api/stats").json()
+    assert stats["left_out"] == 1 and all(s["game"] != game for s in stats["series"])
