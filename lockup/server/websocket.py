@@ -74,6 +74,14 @@ class Guards:
         if wait > 0:
             raise rate_limited("new games", wait)
 
+    @staticmethod
+    def spend(limiter: RateLimiter, key: str | None, what: str) -> None:
+        """Spend one request of ``key`` (a player) from ``limiter``; raises ``rate-limited``
+        saying ``what`` there were too many of."""
+        wait = limiter.take(key or "")
+        if wait > 0:
+            raise rate_limited(what, wait)
+
 
 def rate_limited(what: str, wait: float) -> ProtocolError:
     """A ``rate-limited`` error saying when to try again."""
@@ -305,10 +313,7 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
         if session is None or conn.seat == SPECTATOR:
             raise ProtocolError("not-seated", "Only the people at the table talk at it.")
         guards: Guards = conn.ws.app.state.guards
-        assert conn.player is not None
-        wait = guards.chat.take(conn.player)
-        if wait > 0:
-            raise rate_limited("messages at the table", wait)
+        guards.spend(guards.chat, conn.player, "messages at the table")
         if isinstance(msg, Chat):
             kind, data = "chat", {"text": msg.text}
         else:
@@ -324,10 +329,7 @@ def _start_hint(conn: Connection, msg: Hint) -> None:
     if conn.hint_task is not None and not conn.hint_task.done():
         raise ProtocolError("hint-busy", "A hint is already being worked out for you.")
     guards: Guards = conn.ws.app.state.guards
-    assert conn.player is not None
-    wait = guards.hints.take(conn.player)
-    if wait > 0:
-        raise rate_limited("hints", wait)
+    guards.spend(guards.hints, conn.player, "hints")
     conn.hint_task = asyncio.create_task(_hint(conn, session, msg.version))
 
 

@@ -1,12 +1,16 @@
 // @ts-check
 // Words for the table: names, cards in sentences, refusals. Depends on the language only.
 
-import { cardName, cardShort, isCard, rankOf } from "./cards.js";
-import { has, language, orList, t } from "./i18n.js";
+import { cardName, isCard, rankOf } from "./cards.js";
+import { has, language, t } from "./i18n.js";
+import { formatRefusal, loadRefusals } from "./refusals.js";
 import { DEFAULT_PLAYERS } from "./state.js";
 
 /** @typedef {import("./state.js").PageState} PageState */
 /** @typedef {import("./types.js").ErrorMessage} ErrorMessage */
+
+/** The refusal catalogue, loaded once at start (GET /api/refusals); resolves to whether it came. */
+export const refusalsLoaded = loadRefusals();
 
 export const esc = (/** @type {unknown} */ s) =>
   String(s).replace(
@@ -42,45 +46,26 @@ export function cardInText(code) {
 }
 
 /**
- * A refusal in the page's language, from its code and params (never the rule number; the
- * protocol keeps `rule`). A card already on the table is never offered as the way out.
+ * A refusal in the page's language (never the rule number; the protocol keeps `rule`): the
+ * engine's codes from the refusal catalogue (js/refusals.js), the protocol's own from the
+ * page's messages. A card already on the table is never offered as the way out.
  * @param {PageState} s @param {ErrorMessage} msg
  */
 export function refusalText(s, msg) {
   const code = msg.code || "";
   const p = msg.params || {};
-  const suit = p.suit ? t(`suitname.${p.suit}`) : "";
+  if (code === "rate-limited") return rateLimitText(msg.reason, p.retry_after);
   const onTable = new Set(s.middle.map((x) => x.card));
-  switch (code) {
-    case "lead-club":
-      return t("err.lead-club");
-    case "must-follow":
-      return t(p.club ? "err.must-follow-club" : "err.must-follow", { suit });
-    case "picture-rank": {
-      const cards = (p.cards || []).filter((/** @type {string} */ c) => isCard(c) && !onTable.has(c));
-      if (!cards.length) return t("err.picture-rank-none", { suit });
-      return t("err.picture-rank", { suit, cards: orList(cards.map((/** @type {string} */ c) => cardShort(c, t))) });
-    }
-    case "not-your-turn":
-      return typeof p.seat === "number" ? aboutSeat(s, "err.not-your-turn", p.seat) : t("err.not-your-turn-bare");
-    case "locked": {
-      const n = typeof p.tricks === "number" ? p.tricks : 1;
-      return t(n <= 1 ? "err.locked.one" : n === 2 ? "err.locked.two" : "err.locked.more", { more: n - 1 });
-    }
-    case "not-in-hand": {
-      const card = isCard(p.card) ? cardInText(p.card) : "";
-      return t(`err.not-in-hand.${p.why === "lost" || p.why === "played" ? p.why : "absent"}`, { card });
-    }
-    case "discard-due":
-      return typeof p.seat === "number" ? aboutSeat(s, "err.discard-due", p.seat) : t("err.unknown");
-    case "rate-limited":
-      return rateLimitText(msg.reason, p.retry_after);
-    default: {
-      const key = `err.${code}`;
-      if (has(key)) return t(key);
-      return stripRule(msg.reason || "") || t("err.unknown");
-    }
-  }
+  const params =
+    code === "picture-rank" && Array.isArray(p.cards)
+      ? { ...p, cards: p.cards.filter((/** @type {string} */ c) => isCard(c) && !onTable.has(c)) }
+      : p;
+  const names = [0, 1, 2, 3].map((seat) => s.players[seat] ?? DEFAULT_PLAYERS[seat]);
+  const text = formatRefusal(language(), code, params, { names, viewer: s.seat });
+  if (text != null) return text;
+  const key = `err.${code}`;
+  if (has(key)) return t(key);
+  return stripRule(msg.reason || "") || t("err.unknown");
 }
 
 /** A server's English reason without rule numbers such as "(R7)". @param {string} text */

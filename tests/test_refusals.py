@@ -1,0 +1,224 @@
+"""The one catalogue of refusal messages (lockup/refusals.py): both languages word every
+code and variant with the same placeholders, :func:`message` fills them, and the server
+serves the catalogue to the page (``GET /api/refusals``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+from lockup import refusals
+from lockup.refusals import LANGS, catalogue, codes, examples, message, placeholders, variant
+
+CAT = catalogue()
+NAMES = ["Ann", "Bo", "Cy", "Di"]
+
+
+def test_both_languages_word_every_code_and_variant_with_the_same_placeholders() -> None:
+    assert set(CAT) == set(LANGS) == {"en", "fr"}
+    en, fr = CAT["en"]["messages"], CAT["fr"]["messages"]
+    assert list(en) == list(fr) == codes()
+    for code in codes():
+        assert list(en[code]) == list(fr[code]), code
+        for v in en[code]:
+            assert placeholders(en[code][v]) == placeholders(fr[code][v]), (code, v)
+            for text in (en[code][v], fr[code][v]):
+                assert text[0].isupper() or text.startswith("{"), text
+                assert text.endswith("."), text
+                assert not re.search(r"\(R\d+\)|\bR\d+\b", text), text  # no rule ids
+    for lang in LANGS:
+        words = CAT[lang]["words"]
+        assert len(words["seats"]) == 4
+        assert set(words["suits"]) == {"clubs", "diamonds", "hearts", "spades"}
+        assert set(words["ranks"]) == set(words["index"]) == set("23456789TJQKA")
+
+
+def test_the_examples_cover_every_variant_and_fill_every_placeholder() -> None:
+    seen = {(code, variant(code, params)) for code, params in examples()}
+    seen.add(("discard-due", variant("discard-due", {"seat": 2}, viewer=2)))
+    every = {(code, v) for code in codes() for v in CAT["en"]["messages"][code]}
+    assert seen == every
+    for code, params in examples():
+        for lang in LANGS:
+            for names in (None, NAMES):
+                text = message(code, params, lang, names)
+                assert "{" not in text and "}" not in text, (code, params, lang, text)
+
+
+@pytest.mark.parametrize(
+    "code, params, kw, en, fr",
+    [
+        (
+            "lead-club",
+            {},
+            {},
+            "You may not lead a club while you hold another suit: lead a "
+            "club only when your hand is all clubs.",
+            "Vous ne pouvez pas entamer à trèfle",
+        ),
+        (
+            "must-follow",
+            {"suit": "diamonds"},
+            {},
+            "You hold diamonds: you must follow diamonds.",
+            "Vous avez du carreau : vous devez fournir à carreau.",
+        ),
+        (
+            "must-follow",
+            {"suit": "hearts", "club": True},
+            {},
+            "You hold hearts: you must follow hearts. A club may replace it only while a jack, "
+            "queen or king lies in the trick.",
+            "Un trèfle ne peut le remplacer",
+        ),
+        (
+            "picture-rank",
+            {"suit": "hearts", "cards": ["JC", "QC", "KC"]},
+            {},
+            "in the trick: J♣, Q♣ or K♣.",
+            "du pli : V♣, D♣ ou R♣.",
+        ),
+        (
+            "picture-rank",
+            {"suit": "hearts", "cards": []},
+            {},
+            "and that club is already on the table.",
+            "et ce trèfle est déjà sur la table.",
+        ),
+        (
+            "not-your-turn",
+            {"seat": 1},
+            {},
+            "It is not your turn: West plays now.",
+            "Ce n'est pas votre tour : c'est à Ouest de jouer.",
+        ),
+        (
+            "not-your-turn",
+            {"seat": 1},
+            {"names": NAMES},
+            "It is not your turn: Bo plays now.",
+            "c'est à Bo de jouer.",
+        ),
+        ("not-your-turn", {}, {}, "It is not your turn.", "Ce n'est pas votre tour."),
+        (
+            "locked",
+            {"tricks": 1},
+            {},
+            "You are locked up: you sit out this trick.",
+            "vous passez ce pli.",
+        ),
+        (
+            "locked",
+            {"tricks": 2},
+            {},
+            "you sit out this trick and the next.",
+            "vous passez ce pli et le suivant.",
+        ),
+        (
+            "locked",
+            {"tricks": 5},
+            {},
+            "you sit out this trick and 4 more.",
+            "vous passez ce pli et les 4 suivants.",
+        ),
+        (
+            "not-in-hand",
+            {"card": "QD", "why": "absent"},
+            {},
+            "You do not hold the queen of diamonds.",
+            "Vous n'avez pas cette carte (dame de carreau).",
+        ),
+        (
+            "not-in-hand",
+            {"card": "TH", "why": "played"},
+            {},
+            "The 10 of hearts has already been played.",
+            "Cette carte (10 de cœur) a déjà été jouée.",
+        ),
+        (
+            "not-in-hand",
+            {"card": "AS", "why": "lost"},
+            {},
+            "You no longer hold the ace of spades: lockup took it.",
+            "l'enfermement vous l'a prise.",
+        ),
+        (
+            "not-in-hand",
+            {"card": "JC", "why": "discard", "seat": 3},
+            {},
+            "East does not hold the jack of clubs, so lockup cannot take it.",
+            "Est n'a pas cette carte (valet de trèfle)",
+        ),
+        (
+            "discard-due",
+            {"seat": 2},
+            {},
+            "Lockup must first take a card from North.",
+            "L'enfermement doit d'abord prendre une carte à Nord.",
+        ),
+        (
+            "discard-due",
+            {"seat": 2},
+            {"names": NAMES, "viewer": 2},
+            "Lockup must first take one of your cards.",
+            "L'enfermement doit d'abord vous prendre une carte.",
+        ),
+        (
+            "discard-due",
+            {"seat": 2},
+            {"names": NAMES, "viewer": 0},
+            "Lockup must first take a card from Cy.",
+            "prendre une carte à Cy.",
+        ),
+        (
+            "wrong-discard-seat",
+            {"seat": 0, "other": 1},
+            {},
+            "The lockup discard due now is from South, not West.",
+            "C'est à Sud, et non à Ouest,",
+        ),
+        (
+            "bad-deal",
+            {"why": "count", "seat": 3, "count": 12},
+            {},
+            "East is dealt 12 cards; every seat gets 13.",
+            "Est reçoit 12 cartes",
+        ),
+        (
+            "bad-deal",
+            {"why": "twice", "card": "KH"},
+            {},
+            "The king of hearts is dealt twice.",
+            "Cette carte (roi de cœur) est distribuée deux fois.",
+        ),
+        ("game-over", {}, {}, "The game is over.", "La partie est terminée."),
+    ],
+)
+def test_message_in_english_and_french(
+    code: str, params: dict[str, Any], kw: dict[str, Any], en: str, fr: str
+) -> None:
+    assert en in message(code, params, "en", **kw)
+    assert fr in message(code, params, "fr", **kw)
+
+
+def test_unknown_codes_and_languages_and_missing_params() -> None:
+    with pytest.raises(KeyError):
+        message("stale", {})
+    with pytest.raises(KeyError):
+        message("game-over", {}, "de")
+    assert message("must-follow", {}) == "You hold {suit}: you must follow {suit}."
+    # A variant the params do not name falls back to the code's first.
+    assert variant("not-in-hand", {"why": "stolen"}) == "absent"
+    assert refusals.or_list(["a"]) == "a" and refusals.or_list(["a", "b"], "fr") == "a ou b"
+
+
+def test_the_server_serves_the_catalogue() -> None:
+    from lockup.server.app import api_refusals
+
+    response = asyncio.run(api_refusals(None))  # type: ignore[arg-type]
+    assert response.status_code == 200
+    assert json.loads(bytes(response.body)) == CAT
