@@ -20,7 +20,6 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from ..refusals import catalogue as refusal_catalogue
-from ..refusals import catalogue as refusal_catalogue
 from ..web import STATIC_DIR
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
@@ -144,11 +143,6 @@ async def api_new_game(request: Request) -> Response:
 async def api_options(request: Request) -> Response:
     """``GET /api/options``: the levels and rule options a new game may choose."""
     return JSONResponse(options_document(available_levels(), _service(request).default_level))
-
-
-async def api_refusals(request: Request) -> Response:
-    """``GET /api/refusals``: the refusal catalogue in English and French (lockup.refusals)."""
-    return JSONResponse(refusal_catalogue())
 
 
 async def api_refusals(request: Request) -> Response:
@@ -482,7 +476,6 @@ def create_app(
         Route("/stats", _page("stats.html")),
         Route("/healthz", healthz),
         Route("/api/options", api_options, methods=["GET"]),
-        Route("/api/refusals", api_refusals, methods=["GET"]),
         Route("/api/refusals", api_refusals, methods=["GET"]),
         Route("/api/game", api_game, methods=["GET"]),
         Route("/api/games", api_new_game, methods=["POST"]),
