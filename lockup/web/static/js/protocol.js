@@ -51,6 +51,7 @@ const HANDLERS = {
   error: (p, msg) => p.onError(msg),
   hint: (p, msg) => p.onHint(msg),
   pong: (p) => p.onPong(),
+  skip: (p, msg) => p.onSkip(msg),
 };
 
 export class Protocol {
@@ -63,6 +64,10 @@ export class Protocol {
     };
     /** @type {string | null} */
     this.game = null;
+    /** @type {string | null} a room's table (hello names the room, not the game) */
+    this.room = null;
+    /** @type {string | null} the room's watch key, for a spectator */
+    this.watch = null;
     /** last version received */
     this.latest = 0;
     /** version on screen */
@@ -125,8 +130,11 @@ export class Protocol {
    * game or no connection.
    */
   hello() {
-    if (this.game == null) return false;
-    if (!this.hooks.send({ type: "hello", game: this.game, since: this.latest })) return false;
+    if (this.game == null && this.room == null) return false;
+    /** @type {any} */
+    const msg = this.room != null ? { type: "hello", room: this.room, since: this.latest } : { type: "hello", game: this.game, since: this.latest };
+    if (this.room != null && this.watch != null) msg.watch = this.watch;
+    if (!this.hooks.send(msg)) return false;
     this.syncing = true;
     this.hooks.send({ type: "ping" });
     return true;
@@ -172,6 +180,21 @@ export class Protocol {
     this.latest = msg.version;
     this.queue.push(msg);
     this.pump();
+  }
+
+  /**
+   * An event this viewer may not see (a room's chat, for a spectator): the version moves on,
+   * nothing is shown; a gap asks again like an event's.
+   * @param {{version: number}} msg
+   */
+  onSkip(msg) {
+    if (typeof msg.version !== "number" || msg.version <= this.latest) return;
+    if (msg.version > this.latest + 1) {
+      this.resync();
+      return;
+    }
+    this.stopResync();
+    this.latest = msg.version;
   }
 
   /** Ask again from the last version received (once per RESYNC_MS at most). */
