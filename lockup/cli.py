@@ -42,6 +42,7 @@ _LAYERS = {
     "serve": "lockup.server.cli",
     "db": "lockup.server.dbcli",
     "play": "lockup.tui.cli",
+    "analyse": "lockup.analysis.cli",
 }
 """Sub-commands of the layers above the engine, and the module that registers each."""
 
