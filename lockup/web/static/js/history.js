@@ -1,0 +1,170 @@
+// @ts-check
+// The history page (/history): every game the player took part in (GET /api/history),
+// each opening its review and its record; and the upload of a lockup-record/1 file from
+// elsewhere (POST /api/uploads?seat=S), which then opens its review.
+
+import { ordinal, t } from "./i18n.js";
+import { $, ApiError, formatDate, getJSON, levelName, rulesText, startPage } from "./pagekit.js";
+import { esc } from "./text.js";
+
+/**
+ * @typedef {object} HistoryGame an entry of GET /api/history
+ * @property {string} game
+ * @property {string} date
+ * @property {string | null} finished
+ * @property {number} seat
+ * @property {string[]} players
+ * @property {{kind: string, level: string | null}[]} seats
+ * @property {import("./types.js").Rules} rules
+ * @property {string | null} room
+ * @property {{winner: number | null, place: number | null, totals: number[]}} result
+ * @property {boolean} takeover
+ * @property {boolean} uploaded
+ * @property {string} analysis
+ */
+
+/** @type {HistoryGame[] | null} */
+let games = null;
+let loadError = "";
+/** @type {string[] | null} the names in the chosen file, for the seat list */
+let fileNames = null;
+
+/** A seat's name in an entry ("You" for the player's). @param {HistoryGame} g @param {number} s */
+const nameIn = (g, s) => (s === g.seat ? t("you") : g.players[s] || `${s + 1}`);
+
+/** The opponents' levels: "Expert ×3", or each seat's, people as "person". @param {HistoryGame} g */
+function levelsText(g) {
+  const others = g.seats.map((x, s) => ({ ...x, s })).filter((x) => x.s !== g.seat);
+  const words = others.map((x) => (x.kind === "bot" ? levelName(x.level) : t("history.person")));
+  if (words.every((w) => w === words[0])) return `${words[0]} ×${words.length}`;
+  return words.join(", ");
+}
+
+/** @param {HistoryGame} g */
+function resultText(g) {
+  if (!g.finished && !g.uploaded) return t("history.underWay");
+  if (g.result.place == null) return g.result.winner == null ? "–" : t("history.wonBy", { name: nameIn(g, g.result.winner) });
+  if (g.result.winner === g.seat) return t("history.won");
+  return t("history.place", { place: ordinal(g.result.place) });
+}
+
+/** @param {HistoryGame} g */
+function row(g) {
+  const id = encodeURIComponent(g.game);
+  const badges = [
+    g.takeover ? `<span class="badge takeover" title="${esc(t("history.takeoverTip"))}">${esc(t("history.takeover"))}</span>` : "",
+    g.uploaded ? `<span class="badge">${esc(t("history.uploaded"))}</span>` : "",
+    g.room ? `<span class="badge">${esc(t("history.room"))}</span>` : "",
+    g.analysis === "done" ? `<span class="badge">${esc(t("history.analysed"))}</span>` : "",
+  ].join("");
+  const won = g.result.winner != null && g.result.winner === g.seat;
+  const score = g.result.totals.map((x, s) => `<span class="${s === g.seat ? "mine" : ""}">${x}</span>`).join(" · ");
+  const scoreLabel = g.result.totals.map((x, s) => `${nameIn(g, s)} ${x}`).join(", ");
+  const canReview = !!g.finished || g.uploaded || (g.result.totals.some((x) => x > 0));
+  const review = `<a class="button primary" href="/review/${id}" aria-label="${esc(t("history.reviewLabel", { date: formatDate(g.date) }))}">${esc(t("btn.review"))}</a>`;
+  const record =
+    g.finished && !g.uploaded
+      ? `<a class="button" href="/api/games/${id}/record" download="lockup-${esc(g.game)}.json" aria-label="${esc(
+          t("history.recordLabel", { date: formatDate(g.date) }),
+        )}">${esc(t("history.record"))}</a>`
+      : "";
+  return `<tr data-game="${esc(g.game)}"${g.takeover ? ' data-takeover="true"' : ""}>
+    <td>${esc(formatDate(g.date))}${badges}</td>
+    <td>${g.players.map((_, s) => esc(nameIn(g, s))).join(", ")}<br><span class="note">${esc(rulesText(g.rules))}</span></td>
+    <td>${esc(levelsText(g))}</td>
+    <td>${won ? `<span class="badge won">${esc(resultText(g))}</span>` : esc(resultText(g))}</td>
+    <td aria-label="${esc(scoreLabel)}">${score}</td>
+    <td class="actions-cell">${canReview ? review : ""}${record}</td>
+  </tr>`;
+}
+
+function render() {
+  document.title = `${t("history.title")} · Lockup`;
+  const err = $("#load-error");
+  err.hidden = !loadError;
+  err.textContent = loadError;
+  $("#games tbody").innerHTML = (games || []).map(row).join("");
+  $("#empty").hidden = !games || games.length > 0;
+  const sel = /** @type {HTMLSelectElement} */ ($("#upload-seat"));
+  const keep = sel.value || "0";
+  sel.innerHTML = [0, 1, 2, 3]
+    .map((s) => `<option value="${s}">${esc(t(`history.seatN.${s}`))}${fileNames?.[s] ? ` – ${esc(fileNames[s])}` : ""}</option>`)
+    .join("");
+  sel.value = keep;
+}
+
+async function load() {
+  try {
+    games = (await getJSON("/api/history")).games || [];
+    loadError = "";
+  } catch (err) {
+    loadError = err instanceof ApiError ? err.message : String(err);
+  }
+  render();
+  document.body.dataset.ready = "true";
+}
+
+/** Read the chosen file; fill the seat list with its names. */
+async function onFile() {
+  const input = /** @type {HTMLInputElement} */ ($("#upload-file"));
+  fileNames = null;
+  $("#upload-error").textContent = "";
+  const file = input.files?.[0];
+  if (file && file.size <= 256 * 1024) {
+    try {
+      const data = JSON.parse(await file.text());
+      if (Array.isArray(data?.players)) fileNames = data.players.map(String);
+    } catch {
+      /* said on sending */
+    }
+  }
+  render();
+}
+
+/** @param {SubmitEvent} e */
+async function onUpload(e) {
+  e.preventDefault();
+  const input = /** @type {HTMLInputElement} */ ($("#upload-file"));
+  const errBox = $("#upload-error");
+  const button = /** @type {HTMLButtonElement} */ ($("#upload-send"));
+  errBox.textContent = "";
+  const file = input.files?.[0];
+  if (!file) {
+    errBox.textContent = t("history.noFile");
+    input.focus();
+    return;
+  }
+  if (file.size > 256 * 1024) {
+    errBox.textContent = t("history.tooBig");
+    return;
+  }
+  const text = await file.text();
+  try {
+    JSON.parse(text);
+  } catch {
+    errBox.textContent = t("history.notJson");
+    return;
+  }
+  const seat = /** @type {HTMLSelectElement} */ ($("#upload-seat")).value;
+  button.disabled = true;
+  try {
+    const res = await getJSON(`/api/uploads?seat=${encodeURIComponent(seat)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: text,
+    });
+    location.href = `/review/${encodeURIComponent(res.game)}`;
+  } catch (err) {
+    errBox.textContent = err instanceof ApiError ? t("history.refused", { reason: err.message }) : String(err);
+    button.disabled = false;
+  }
+}
+
+async function main() {
+  $("#upload").addEventListener("submit", onUpload);
+  $("#upload-file").addEventListener("change", onFile);
+  await startPage(render);
+  await load();
+}
+
+main();

@@ -1,0 +1,101 @@
+// @ts-check
+// What the review, history and statistics pages share: the language switch, JSON
+// requests with the server's reasons, dates and names in the page's language.
+
+import { chooseLanguage, language, setLanguage, t, translateDom } from "./i18n.js";
+
+/** @param {string} sel */
+export const $ = (sel) => /** @type {HTMLElement} */ (document.querySelector(sel));
+
+/** An error from the server, with its reason (in English) and HTTP status. */
+export class ApiError extends Error {
+  /** @param {number} status @param {string} code @param {string} reason */
+  constructor(status, code, reason) {
+    super(reason || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * A JSON request; throws an ApiError with the server's {"error", "reason"} when refused.
+ * @param {string} url @param {RequestInit} [init]
+ */
+export async function getJSON(url, init = {}) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: "same-origin", cache: "no-store", ...init });
+  } catch {
+    throw new ApiError(0, "offline", t("err.offline"));
+  }
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok) throw new ApiError(res.status, body?.error || "", body?.reason || body?.error || `HTTP ${res.status}`);
+  return body;
+}
+
+/** POST a JSON body. @param {string} url @param {unknown} data */
+export const postJSON = (url, data) =>
+  getJSON(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
+
+/** A date and time in the page's language ("30 Nov 2026, 10:20"). @param {string | null | undefined} iso */
+export function formatDate(iso, withTime = true) {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return new Intl.DateTimeFormat(language(), withTime ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" }).format(d);
+}
+
+/** A short date for chart axes ("30 Nov"). @param {string} iso */
+export function shortDate(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return new Intl.DateTimeFormat(language(), { day: "numeric", month: "short" }).format(d);
+}
+
+/** A level's name ("Expert"), or the key itself for an unknown one. @param {string | null | undefined} level */
+export const levelName = (level) => (level ? t(`level.${level}`) : "–");
+
+/**
+ * The rules in words: "20 points · only the club of that rank · one card …".
+ * @param {{target: number, picture_exception: string, lock_discards: string}} r
+ */
+export function rulesText(r) {
+  return `${t("review.target", { n: r.target })} · ${t(`opt.picture.${r.picture_exception}`)} · ${t(`opt.discards.${r.lock_discards}`)}`;
+}
+
+/** A stats rules key ("same-rank/per-trick/20") in words. @param {string} key */
+export function rulesKeyText(key) {
+  const [picture, discards, target] = key.split("/");
+  if (!picture || !discards || !target) return key;
+  return rulesText({ target: Number(target), picture_exception: picture, lock_discards: discards });
+}
+
+/**
+ * Start a page: its language (from ?lang=, the saved choice or the browser), the switch
+ * button, the translations; `redraw` runs now and after every switch.
+ * @param {() => void} redraw
+ */
+export async function startPage(redraw) {
+  const q = new URLSearchParams(location.search).get("lang");
+  const ok = q === "en" || q === "fr";
+  await setLanguage(ok ? q : chooseLanguage(), { save: ok });
+  const button = $("#btn-lang");
+  const show = () => {
+    const other = language() === "fr" ? "en" : "fr";
+    button.textContent = t(`lang.${other}`);
+    button.lang = other;
+    button.setAttribute("aria-label", t("lang.switch", { lang: t(`lang.${other}`) }));
+    translateDom();
+    redraw();
+  };
+  button.addEventListener("click", async () => {
+    await setLanguage(language() === "fr" ? "en" : "fr");
+    show();
+  });
+  show();
+}
