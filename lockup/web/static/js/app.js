@@ -43,6 +43,7 @@ import {
 } from "./dialogs.js";
 import { setSound, sound } from "./sound.js";
 import { dealIn, flyIn, pulse, sweep } from "./anim.js";
+import { roomPage } from "./room.js";
 
 /** @typedef {import("./types.js").EventMessage} EventMessage */
 /** @typedef {import("./types.js").StateMessage} StateMessage */
@@ -156,6 +157,7 @@ function renderNow() {
   renderLastTrick(S);
   renderTitle(S);
   markBody(S, proto.shown);
+  roomPage.render();
   return added;
 }
 
@@ -250,7 +252,7 @@ function onError(msg) {
     if (btn) shake(btn);
   }
   render();
-  if (msg.code === "no-game" || msg.code === "not-your-game") {
+  if (!roomPage.active && (msg.code === "no-game" || msg.code === "not-your-game")) {
     S.game = null;
     loadGame().then(() => proto.hello());
   }
@@ -793,10 +795,23 @@ async function main() {
   // Browsers start audio only after a gesture: the first click or tap wakes it if sounds are on.
   addEventListener("pointerdown", () => S.sound && setSound(true), { once: true, capture: true });
   renderNow();
+  // A room's link (/room/..., /watch/..., /lobby): the room's table, or no table at all.
+  const mode = await roomPage.init({
+    proto,
+    render: renderNow,
+    setGame,
+    announce,
+    showMessage,
+    send: (msg) => (conn ? conn.send(msg) : false),
+  });
   conn = new Connection({
-    onMessage: (msg) => proto.handle(msg),
+    onMessage: (msg) => {
+      roomPage.frame(msg);
+      proto.handle(msg);
+    },
     onOpen: () => {
-      if (S.game == null) loadGame().then(() => proto.hello());
+      if (mode === "room") proto.hello();
+      else if (S.game == null) loadGame().then(() => proto.hello());
       else proto.hello();
     },
     onStatus: (status) => {
@@ -812,7 +827,8 @@ async function main() {
     },
   });
   loadOptions();
-  await loadGame();
+  if (mode === "stop") return;
+  if (mode === "solo") await loadGame();
   conn.connect();
   // For tests and the curious: a read-only look at what the page holds.
   /** @type {any} */ (window).lockup = {
