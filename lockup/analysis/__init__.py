@@ -58,6 +58,10 @@ cards are never marked."""
 ACCURACY_SCALE = 0.5
 """Accuracy of one decision: ``100 * exp(-loss / ACCURACY_SCALE)`` (loss in tricks)."""
 
+DECISIONS_PER_WORKER = 8
+"""By default, a worker process for every this many decisions at most (up to the CPUs):
+a worker spends about a second loading the search kernel before its first decision."""
+
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: decisions analysed so far, out of all."""
 
@@ -459,8 +463,10 @@ def analyse(
     bytes) or a :class:`~lockup.engine.Game` created with ``record=True``. Budget per
     decision: ``iterations`` sampled deals (default :data:`DEFAULT_ITERATIONS` when no
     ``time_per_move`` is given), or ``time_per_move`` seconds, or whichever ends first.
-    ``workers`` processes (default: the number of CPUs; 1 runs in this process) analyse
-    decisions at once; ``progress(done, total)`` is called as each one is done. Raises
+    ``workers`` processes (spawned; default: the number of CPUs, but no more than one per
+    :data:`DECISIONS_PER_WORKER` decisions, since each worker first loads the search
+    kernel; 1 runs in this process) analyse decisions at once; the result does not depend
+    on their number. ``progress(done, total)`` is called as each decision is done. Raises
     :class:`~lockup.record.RecordError` for what is not a record,
     :class:`~lockup.record.IllegalRecord` for one that breaks a rule, and
     :class:`ValueError` for a bad seat or budget.
@@ -489,7 +495,9 @@ def analyse(
             raise RecordError(str(e)) from None
     tasks, players = _tasks(record_or_game, seat, seed, iterations, time_per_move)
     total = len(tasks)
-    n_workers = max(1, min(workers if workers is not None else (os.cpu_count() or 1), total))
+    if workers is None:
+        workers = min(os.cpu_count() or 1, -(-total // DECISIONS_PER_WORKER))
+    n_workers = max(1, min(workers, total))
     results: list[Decision | None] = [None] * total
     if progress is not None:
         progress(0, total)
@@ -501,20 +509,29 @@ def analyse(
     else:
         ctx = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-            futures = {pool.submit(_analyse_one, t): i for i, t in enumerate(tasks)}
-            try:
-                for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-                    results[futures[fut]] = fut.result()
-                    if progress is not None:
-                        progress(done, total)
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+            _run_on(pool, tasks, results, progress)
     decisions = [d for d in results if d is not None]
     return _summarise(
         seat, players[seat], iterations, time_per_move, seed, decisions, n_workers, start
     )
+
+
+def _run_on(
+    pool: concurrent.futures.Executor,
+    tasks: list[_Task],
+    results: list[Decision | None],
+    progress: Progress | None,
+) -> None:
+    futures = {pool.submit(_analyse_one, t): i for i, t in enumerate(tasks)}
+    try:
+        for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            results[futures[fut]] = fut.result()
+            if progress is not None:
+                progress(done, len(tasks))
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        raise
 
 
 def _count_marks(decisions: Sequence[Decision]) -> dict[str, int]:
@@ -566,6 +583,7 @@ def _summarise(
 
 __all__ = [
     "ACCURACY_SCALE",
+    "DECISIONS_PER_WORKER",
     "DEFAULT_ITERATIONS",
     "HINDSIGHT_ROLLOUTS",
     "MARKS",
