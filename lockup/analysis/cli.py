@@ -100,6 +100,12 @@ def _error(message: str) -> int:
     return 2
 
 
+def _marks(marks: dict[str, int]) -> str:
+    """``1 blunder, 0 mistakes, 2 inaccuracies``."""
+    plural = {"inaccuracy": "inaccuracies"}
+    return ", ".join(f"{n} {k if n == 1 else plural.get(k, k + 's')}" for k, n in marks.items())
+
+
 def format_table(result: dict[str, Any]) -> str:
     """The analysis (the JSON of :meth:`lockup.analysis.Analysis.to_dict`) as a table."""
     seat = result["seat"]
@@ -132,14 +138,10 @@ def format_table(result: dict[str, Any]) -> str:
     for h in result["hands"]:
         acc = "-" if h["accuracy"] is None else f"{h['accuracy']:.1f}"
         out.append(
-            f"hand {h['hand']}: accuracy {acc}, loss {h['loss']:.2f} tricks, "
-            + ", ".join(f"{n} {k}" for k, n in h["marks"].items())
+            f"hand {h['hand']}: accuracy {acc}, loss {h['loss']:.2f} tricks, " + _marks(h["marks"])
         )
     acc = "-" if result["accuracy"] is None else f"{result['accuracy']:.1f}"
-    out.append(
-        f"game: accuracy {acc}; "
-        + ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in result["marks"].items())
-    )
+    out.append(f"game: accuracy {acc}; " + _marks(result["marks"]))
     return "\n".join(out)
 
 
