@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,11 @@ from lockup.analysis import (
     Analysis,
     accuracy_of,
     analyse,
+    hindsight_values,
     mark_of,
     search_values,
 )
+from lockup.bots import hint
 from lockup.cards import SUIT_MASKS, card_str, cards_of, parse_card
 from lockup.cli import main
 from lockup.engine import Game, SeatView
@@ -240,6 +243,28 @@ def test_search_values_read_only_the_view() -> None:
     assert n == SMALL and set(values) == set(view.legal_cards)
     assert win is None  # 0 points before the first hand: no one can reach 20 in it
     assert search_values(view, seed=11, iterations=SMALL)[0] == values
+
+
+def test_values_are_the_hints_and_the_win_chance_reads_the_game_end() -> None:
+    rec = load(GAME)
+    events = rec["hands"][5]["events"]
+    mine = [k for k, e in enumerate(events) if e.get("play") and e["seat"] == 0]
+    views = []
+    for k in (mine[0], mine[-1]):
+        cut = copy.deepcopy(rec)
+        cut["hands"][5]["events"] = events[:k]
+        game = from_record(cut)
+        views.append((game.view(0), tuple(game.hands)))
+    (first, _), (last, hands) = views
+    assert first.totals[0] == 18 and first.trick_number == 0
+    values, win, n = search_values(first, seed=random.Random(7).getrandbits(32), iterations=SMALL)
+    assert values == hint(first, iterations=SMALL, seed=7)  # the game term changes no trick
+    assert win is not None and all(0 < p < 1 for p in win.values())
+    # At its last card South already holds 20 or more, the others too far behind: won.
+    assert last.points[0] + last.totals[0] >= 20
+    values, win, n = search_values(last, seed=1, iterations=SMALL)
+    h_values, h_win = hindsight_values(last, hands, seed=1)
+    assert win == h_win == dict.fromkeys(last.legal_cards, 1.0)
 
 
 def test_forced_cards_are_never_marked_and_the_whole_game_is_analysed() -> None:
