@@ -7,6 +7,7 @@ under a minute on two cores.
 from __future__ import annotations
 
 import copy
+import io
 import itertools
 import json
 import random
@@ -25,6 +26,7 @@ from lockup.analysis import (
     mark_of,
     search_values,
 )
+from lockup.analysis.cli import ProgressBar
 from lockup.bots import hint
 from lockup.cards import SUIT_MASKS, card_str, cards_of, parse_card
 from lockup.cli import main
@@ -428,3 +430,23 @@ def test_cli_bad_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit) as exc:
         main(["analyse", str(bad), "--seat", "9"])
     assert exc.value.code == 2
+
+
+def test_progress_bar_redraws_one_line_on_a_terminal() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    bar = ProgressBar(stream)
+    for done in range(5):
+        bar(done, 4)
+    bar.finish("lockup analyse: 4 decisions")
+    text = stream.getvalue()
+    assert text.count("\r") == 5 and text.count("\n") == 2
+    assert "[##############################] 4/4 decisions" in text
+    quiet = io.StringIO()
+    bar = ProgressBar(quiet)
+    bar(2, 4)
+    bar.finish("the end")
+    assert quiet.getvalue() == "the end\n"
