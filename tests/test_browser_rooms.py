@@ -107,6 +107,9 @@ def create_room(host: Person, *, grace: int | None = None, timer: int = 0, publi
     page = host.page
     page.goto("/")
     page.wait_for_selector('body[data-connected="true"]')
+    # The solo table is as it was: a hand of its own, no room.
+    page.wait_for_selector("#hand button.card")
+    assert page.locator("#room-panel").count() == 0
     page.click("#btn-friends")
     page.wait_for_selector("#dlg-room-new[open]")
     page.fill("#room-name", host.name)
@@ -285,6 +288,8 @@ def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server
         host.page.wait_for_selector("#seat-left .name >> text=Bo <b>")
         assert fan.page.locator("#hand button.card").count() == 0
         assert fan.page.locator("body.watching").count() == 1
+        assert fan.page.locator(".felt-label").text_content() == "Watching · 1 watching"
+        assert host.page.locator(".felt-label").text_content() == "1 watching"
         # Chat: shown as text at the other seat, not at the spectator's.
         host.page.fill("#chat-input", "hello <i>friends</i>")
         host.page.press("#chat-input", "Enter")

@@ -311,6 +311,7 @@ class RoomPage {
     if (!this.active) return;
     const room = this.room;
     const now = performance.now();
+    this.feltLabel();
     if (this.clock && secondsLeft(this.clock, now) === 0 && now - this.clock.deadline > 5000) this.setClock(null);
     for (let seat = 0; seat < 4; seat++) {
       const el = document.querySelector(`#seat-${posOf(S, seat)}`);
@@ -334,7 +335,7 @@ class RoomPage {
       const r = this.reactions.get(seat);
       const reaction = r && r.until > now ? r.reaction : "";
       if (reaction) parts.push(`r${reaction}`);
-      const key = `${parts.join("|")}|${info ? info.name : ""}`;
+      const key = `${parts.join("|")}|${info ? info.name : ""}|${t("room.connected")}`;
       if (deco.dataset.key === key) continue;
       deco.dataset.key = key;
       deco.replaceChildren();
@@ -359,6 +360,25 @@ class RoomPage {
       }
       if (reaction) deco.append(h("span", { className: "reaction-bubble", "data-reaction": reaction, "aria-hidden": "true", text: reaction }));
     }
+  }
+
+  /** On the felt: "Watching" for a spectator, and how many watch the table. */
+  feltLabel() {
+    const felt = document.querySelector(".felt");
+    if (!felt) return;
+    let el = /** @type {HTMLElement | null} */ (felt.querySelector(":scope > .felt-label"));
+    if (!el) {
+      el = h("p", { className: "felt-label", id: "felt-label" });
+      felt.append(el);
+    }
+    const n = this.room ? this.room.watchers : 0;
+    const parts = [];
+    if (this.spectator) parts.push(t("room.watching"));
+    if (n) parts.push(t("room.watchers", { n }));
+    const text = parts.join(" · ");
+    if (el.textContent !== text) el.textContent = text;
+    el.hidden = !text;
+    el.dataset.watchers = String(n);
   }
 
   /** The side panel of the room, built once. */
