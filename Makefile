@@ -26,10 +26,10 @@ $(VENV)/.installed-compile: $(VENV)/.installed
 
 install: $(VENV)/.installed
 
-# The engine's playout compiled by mypyc (lockup/playout.py); Python runs the source
-# instead when there is no C compiler or the build is out of date.
+# The engine compiled by mypyc (lockup/cards.py, playout.py, engine.py); Python runs the
+# sources instead when there is no C compiler or a build is out of date.
 engine: $(VENV)/.installed-compile
-	$(BIN)/python scripts/compile_playout.py
+	$(BIN)/python scripts/compile_engine.py
 
 install-test: $(VENV)/.installed-test
 
@@ -72,4 +72,4 @@ bench: install-test engine
 	$(BIN)/python bench/server.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build lockup/playout*.so
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build lockup/cards*.so lockup/playout*.so lockup/engine*.so

@@ -6,9 +6,9 @@ Layers, each depending only on those before it: :mod:`lockup.cards`,
 (:mod:`lockup.server`) and the front ends sit on top.
 """
 
-from ._accel import load_playout
+from ._accel import load_engine
 
-load_playout()  # the compiled playout if it is up to date, before the engine imports it
+load_engine()  # the compiled engine where it is up to date, before anything imports it
 
 from .cards import Card, card_str, card_symbol, parse_card  # noqa: E402
 from .engine import Game, IllegalMove, Refusal, Rules, SeatView  # noqa: E402

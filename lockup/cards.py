@@ -86,7 +86,7 @@ _SUIT_READ = {
 }
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: object) -> Card:
     """Read a card: ``QD``, ``TD``, ``10D``, ``q♦``, ``10♦``.
 
     Raises :class:`ValueError` for anything that is not one of the 52 cards.

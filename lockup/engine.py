@@ -27,11 +27,12 @@ mask that ``u`` in [0, 1) picks, is :func:`lockup.playout.nth`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
 from types import FunctionType
-from typing import Any, Literal, NamedTuple, Protocol, get_args
+from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from .cards import (
     CLUB_MASK,
@@ -53,12 +54,12 @@ from .cards import (
 from .playout import nth as nth_card
 from .playout import play_out as _play_out
 
-SEATS = (0, 1, 2, 3)
+SEATS: Final = (0, 1, 2, 3)
 SEAT_NAMES = ("South", "West", "North", "East")
 """Seat names in seat order (R1)."""
 DEFAULT_PLAYERS = ("You", "Þóra", "Leifur", "Vigdís")
 """The default names: the human South and the computer opponents (R1)."""
-TRICKS_PER_HAND = 13
+TRICKS_PER_HAND: Final = 13
 
 PictureException = Literal["same-rank", "any-club"]
 """The values of the ``picture_exception`` option (R7)."""
@@ -86,27 +87,52 @@ class Phase(StrEnum):
     """The game has its winner (R15)."""
 
 
-DEAL = Phase.DEAL
+DEAL: Final[Phase] = Phase.DEAL
 """Waiting for the next hand to be dealt (also before the first hand)."""
-DISCARD = Phase.DISCARD
+DISCARD: Final[Phase] = Phase.DISCARD
 """A lockup discard (R10) is due from :attr:`Game.discard_due`."""
-PLAY = Phase.PLAY
+PLAY: Final[Phase] = Phase.PLAY
 """A card is due from :attr:`Game.turn`."""
-OVER = Phase.OVER
+OVER: Final[Phase] = Phase.OVER
 """The game has its winner (R15)."""
 
+# The module's tables and masks are Final so that, compiled (make engine), the hot paths
+# read them as C constants and statics rather than module attributes; the masks are
+# written out as literals for that, and checked against lockup.cards below.
 # Each J, Q, K maps to the bit of the club of that rank (R7, same-rank).
-_PIC_CLUB_BIT = [0] * 52
-for _c in range(52):
-    if JACK <= _c % 13 <= KING:
-        _PIC_CLUB_BIT[_c] = 1 << (CLUBS * 13 + _c % 13)
-_RANK = [c % 13 for c in range(52)]
-_NEXT_TRICK = "next-trick"
-_BIT = [1 << c for c in range(52)]
-_DECK_RANGE = range(52)
-_SUIT = [c // 13 for c in range(52)]
-_LEFT = (1, 2, 3, 0)
+_PIC_CLUB_BIT: Final = [
+    1 << (CLUBS * 13 + c % 13) if JACK <= c % 13 <= KING else 0 for c in range(52)
+]
+_RANK: Final = [c % 13 for c in range(52)]
+_NEXT_TRICK: Final = "next-trick"
+_BIT: Final = [1 << c for c in range(52)]
+_DECK_RANGE: Final = range(52)
+_SUIT: Final = [c // 13 for c in range(52)]
+_LEFT: Final = (1, 2, 3, 0)
+_CLUBS: Final = 0
+_CLUB_MASK: Final = 0x1FFF
+_NON_CLUB_MASK: Final = 0xFFFFFFFFFE000
+_SUIT_MASKS: Final = (0x1FFF, 0x3FFE000, 0x7FFC000000, 0xFFF8000000000)
+assert (_CLUBS, _CLUB_MASK, _NON_CLUB_MASK, _SUIT_MASKS) == (
+    CLUBS,
+    CLUB_MASK,
+    NON_CLUB_MASK,
+    SUIT_MASKS,
+)
 """The seat on each seat's left (R1)."""
+
+
+_C = TypeVar("_C", bound=type)
+
+
+def _python_class(cls: _C) -> _C:
+    """Keep a class a plain Python class when mypyc compiles this module (``make engine``).
+
+    mypyc turns only undecorated (and dataclass) classes into native ones; a native frozen
+    dataclass would not unpickle (the server sends views to worker processes) nor keep
+    its ``__slots__``. These classes are off the step API's hot path.
+    """
+    return cls
 
 
 class RandomSource(Protocol):
@@ -117,6 +143,7 @@ class RandomSource(Protocol):
     def randrange(self, stop: int, /) -> int: ...
 
 
+@_python_class
 @dataclass(frozen=True)
 class Rules:
     """The rule options of docs/rules.md, with their defaults.
@@ -131,22 +158,22 @@ class Rules:
     target: int = 20
 
     def __post_init__(self) -> None:
-        if self.picture_exception not in PICTURE_EXCEPTIONS:
+        # The options as given, unchecked: compiled code would check their types on reading
+        # them as attributes (a TypeError, not the ValueError below).
+        given: dict[str, object] = {
+            name: getattr(self, name) for name in ("picture_exception", "lock_discards", "target")
+        }
+        picture, discards, target = given.values()
+        if picture not in PICTURE_EXCEPTIONS:
             raise ValueError(
-                f"picture_exception must be one of {', '.join(PICTURE_EXCEPTIONS)}, "
-                f"not {self.picture_exception!r}"
+                f"picture_exception must be one of {', '.join(PICTURE_EXCEPTIONS)}, not {picture!r}"
             )
-        if self.lock_discards not in LOCK_DISCARDS:
+        if discards not in LOCK_DISCARDS:
             raise ValueError(
-                f"lock_discards must be one of {', '.join(LOCK_DISCARDS)}, "
-                f"not {self.lock_discards!r}"
+                f"lock_discards must be one of {', '.join(LOCK_DISCARDS)}, not {discards!r}"
             )
-        if (
-            isinstance(self.target, bool)
-            or not isinstance(self.target, int)
-            or self.target not in TARGETS
-        ):
-            raise ValueError(f"target must be 10 to 50 in steps of 5, not {self.target!r}")
+        if isinstance(target, bool) or not isinstance(target, int) or target not in TARGETS:
+            raise ValueError(f"target must be 10 to 50 in steps of 5, not {target!r}")
 
     @property
     def any_club(self) -> bool:
@@ -177,6 +204,7 @@ class Rules:
         return cls(**data)
 
 
+@_python_class
 @dataclass(frozen=True)
 class Refusal:
     """Why a card may not be played: a stable ``code``, the ``rule`` and a plain ``reason``."""
@@ -197,6 +225,7 @@ class Refusal:
         }
 
 
+@_python_class
 class IllegalMove(ValueError):
     """Raised for a play, discard or deal the rules forbid; the game is left unchanged."""
 
@@ -224,7 +253,7 @@ class Trick(NamedTuple):
 
 
 # A Trick from its six fields at C speed (no NamedTuple.__new__ call), for playouts.
-_make_trick = partial(tuple.__new__, Trick)
+_make_trick: Final = partial(tuple.__new__, Trick)
 
 
 class HandSummary(NamedTuple):
@@ -253,6 +282,7 @@ class HandSummary(NamedTuple):
         }
 
 
+@_python_class
 @dataclass
 class HandLog:
     """What a record keeps of one hand: dealer, deal (as dealt) and events in order.
@@ -307,11 +337,30 @@ _PUBLIC_STATE: dict[str, str] = {
 }
 """The state every seat may know (a :class:`SeatView` copies it), with what each is."""
 
+_GAME_SLOTS: Final[dict[str, str]] = {
+    "rules": "The game's rule options.",
+    "_any_club": "",
+    "_upfront": "",
+    "hands": "Each seat's cards, as masks (hidden from the other seats).",
+    "log": "The hands' deals and events for a record (None with ``record=False``).",
+    "_lost_order": "",
+    "_legal": "",
+    **_PUBLIC_STATE,
+}
+"""Every field of a :class:`Game`, with what each is (its ``__slots__``)."""
+
 
 def implementation() -> str:
-    """How :meth:`Game.playout` runs: ``"compiled"`` (the mypyc extension that
-    ``make engine`` builds from :mod:`lockup.playout`) or ``"python"``."""
-    return "python" if isinstance(_play_out, FunctionType) else "compiled"
+    """What runs the engine: ``"compiled"`` when this module (the step API:
+    :meth:`Game.play`, :meth:`Game.legal_mask`, ...) and its playout (:mod:`lockup.playout`)
+    both run the mypyc extensions that ``make engine`` builds, ``"python"`` when both run
+    from their sources, ``"mixed"`` otherwise (a build out of date: ``lockup`` warned).
+    ``lockup._accel.implementations()`` tells module by module."""
+    engine = isinstance(implementation, FunctionType)
+    playout = isinstance(_play_out, FunctionType)
+    if engine and playout:
+        return "python"
+    return "mixed" if engine or playout else "compiled"
 
 
 class Game:
@@ -323,18 +372,11 @@ class Game:
     (:meth:`discard` or :meth:`discard_random`), or the next hand (:meth:`deal`).
     """
 
-    __slots__ = {
-        "rules": "The game's rule options.",
-        "_any_club": "",
-        "_upfront": "",
-        "hands": "Each seat's cards, as masks (hidden from the other seats).",
-        "log": "The hands' deals and events for a record (None with ``record=False``).",
-        "_lost_order": "",
-        "_legal": "",
-        **_PUBLIC_STATE,
-    }
+    __slots__ = _GAME_SLOTS
 
-    def __init__(self, rules: Rules | None = None, dealer: int = 0, *, record: bool = True) -> None:
+    def __init__(
+        self, rules: Rules | None = None, dealer: object = 0, *, record: bool = True
+    ) -> None:
         """A game before its first deal; ``dealer`` deals the first hand (R3).
 
         With ``record=False`` the game keeps no event log (faster, for search).
@@ -348,7 +390,7 @@ class Game:
         self.totals = [0, 0, 0, 0]
         self.summaries: list[HandSummary] = []
         self.winner: int | None = None
-        self.dealer = dealer
+        self.dealer = SEATS.index(dealer)
         self.hand_number = -1
         self.log: list[HandLog] | None = [] if record else None
         self._reset_hand()
@@ -389,7 +431,9 @@ class Game:
         game.deal(rng=rng)
         return game
 
-    def deal(self, cards: list[list[Card]] | None = None, rng: RandomSource | None = None) -> None:
+    def deal(
+        self, cards: Sequence[Sequence[Card]] | None = None, rng: RandomSource | None = None
+    ) -> None:
         """Deal the next hand: the given ``cards`` (four lists of 13) or a shuffle by ``rng``.
 
         Raises :class:`IllegalMove` (R3) for a deal that is not 52 distinct cards, 13 a
@@ -409,22 +453,22 @@ class Game:
             rand = rng.random
             keys = [rand() for _ in _DECK_RANGE]
             deck = sorted(_DECK_RANGE, key=keys.__getitem__)  # a uniform shuffle
-            cards = [deck[13 * s : 13 * s + 13] for s in SEATS]
+            dealt = [deck[13 * s : 13 * s + 13] for s in SEATS]
         else:
             _check_deal(cards)
-            cards = [list(cs) for cs in cards]
+            dealt = [list(cs) for cs in cards]
         if self.hand_number >= 0:  # (a new game's state is fresh already)
             self.dealer = (self.dealer + 1) % 4  # R3
             self._reset_hand()
         self.hand_number += 1
-        self.hands = [sum(map(_BIT.__getitem__, cs)) for cs in cards]
+        self.hands = [sum(map(_BIT.__getitem__, cs)) for cs in dealt]
         if self.log is not None:
-            self.log.append(HandLog(self.dealer, cards))
+            self.log.append(HandLog(self.dealer, dealt))
         self._start_trick()
 
     def clone(self) -> Game:
         """An independent copy of the game (the event log is copied too)."""
-        g = Game.__new__(Game)
+        g = _blank_game()
         g.rules = self.rules
         g._any_club = self._any_club
         g._upfront = self._upfront
@@ -525,27 +569,28 @@ class Game:
         """
         hand = self.hands[self.turn]
         if not self.trick:
-            return hand & NON_CLUB_MASK or hand  # R5: a club only from an all-club hand
-        follow = hand & SUIT_MASKS[self.led_suit]
+            return hand & _NON_CLUB_MASK or hand  # R5: a club only from an all-club hand
+        follow = hand & _SUIT_MASKS[self.led_suit]
         if not follow:  # R6: void in the led suit
             return hand
         pic = self.pic_clubs
         if pic:  # R7: a picture on the table lets a club stand in
-            return follow | (hand & (CLUB_MASK if self._any_club else pic))
+            return follow | (hand & (_CLUB_MASK if self._any_club else pic))
         return follow
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
         """The cards seat (default: the seat to play) may play now."""
         return cards_of(self.legal_mask(seat))
 
-    def is_legal(self, card: Card, seat: int | None = None) -> bool:
+    def is_legal(self, card: object, seat: int | None = None) -> bool:
         """Whether seat (default: the seat to play) may play card now."""
         if not isinstance(card, int) or not 0 <= card < 52:
             return False
         return bool((self.legal_mask(seat) >> card) & 1)
 
-    def why_not(self, card: Card, seat: int | None = None) -> Refusal | None:
-        """None if seat may play card now; otherwise the :class:`Refusal` saying why."""
+    def why_not(self, card: object, seat: int | None = None) -> Refusal | None:
+        """None if seat may play card now; otherwise the :class:`Refusal` saying why
+        (``not-a-card`` for anything but a card number, R2)."""
         if self.phase == OVER:
             return Refusal("game-over", "R15", "The game is over.")
         if self.phase == DEAL:
@@ -640,9 +685,9 @@ class Game:
 
     # ------------------------------------------------------------------ moves
 
-    def play(self, card: Card, seat: int | None = None) -> None:
+    def play(self, card: object, seat: int | None = None) -> None:
         """Play card from seat (default: the seat to play). Raises :class:`IllegalMove`,
-        with the state unchanged, if the rules forbid it."""
+        with the state unchanged, if the rules forbid it (or ``card`` is not a card)."""
         # _legal is 0 unless a card is due, so this one test covers the phase too.
         if (
             not isinstance(card, int)
@@ -660,7 +705,7 @@ class Game:
         """Play a card known to be legal for the seat to play (R4 to R8)."""
         seat = self.turn
         bit = 1 << card
-        self.hands[seat] ^= bit
+        self.hands[seat] = self.hands[seat] ^ bit
         self.played |= bit
         if self.log is not None:
             self.log[-1].events.append(("play", seat, card))
@@ -673,16 +718,17 @@ class Game:
                     self.best_card = card
                     self.best_seat = seat
             elif not (
-                suit == CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
+                suit == _CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
             ):
-                self.voids[seat] |= 1 << led  # R6: did not follow without the R7 excuse
+                # R6: did not follow without the R7 excuse
+                self.voids[seat] = self.voids[seat] | 1 << led
         else:
             self.led_suit = suit
             self.best_card = card
             self.best_seat = seat
-            if suit == CLUBS:  # R5: an all-club hand shows it
-                self.voids[seat] |= 0b1110
-        if suit == CLUBS:
+            if suit == _CLUBS:  # R5: an all-club hand shows it
+                self.voids[seat] = self.voids[seat] | 0b1110
+        if suit == _CLUBS:
             self.clubs_in_trick += 1
         pic = _PIC_CLUB_BIT[card]
         if pic:
@@ -698,7 +744,7 @@ class Game:
         self.turn = nxt
         self._legal = self._legal_now()
 
-    def discard(self, card: Card, seat: int | None = None) -> None:
+    def discard(self, card: object, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
 
         Raises :class:`IllegalMove`, with the state unchanged, if no discard is due, it is
@@ -793,8 +839,8 @@ class Game:
     def _discard(self, card: Card) -> None:
         seat = self.pending.pop(0)
         bit = 1 << card
-        self.hands[seat] ^= bit
-        self.lost[seat] |= bit
+        self.hands[seat] = self.hands[seat] ^ bit
+        self.lost[seat] = self.lost[seat] | bit
         self._lost_order[seat].append(card)
         if self.log is not None:
             self.log[-1].events.append(("discard", seat, card))
@@ -812,7 +858,7 @@ class Game:
         locks = self.locks
         if not self._upfront and (locks[0] or locks[1] or locks[2] or locks[3]):
             # R10 per-trick: one card from every locked seat, in seat order
-            self.pending = [s for s in SEATS if locks[s]]
+            self.pending = [s for s in range(4) if locks[s]]
             self._after_discards = PLAY
             self.phase = DISCARD
             return
@@ -824,9 +870,9 @@ class Game:
         self.players_in_trick = n
         if n == 0:  # R12: everyone locked, an empty trick
             self.empty_tricks += 1
-            for s in SEATS:
-                locks[s] -= 1
-                self.sat_out[s] += 1
+            for s in range(4):
+                locks[s] = locks[s] - 1
+                self.sat_out[s] = self.sat_out[s] + 1
             self.tricks.append(Trick(self.trick_number, None, (), None, 0, 0))
             self.trick_number += 1
             self._start_trick()
@@ -842,14 +888,14 @@ class Game:
     def _complete_trick(self) -> None:
         winner = self.best_seat
         clubs = self.clubs_in_trick
-        self.points[winner] += 1  # R8, R13
+        self.points[winner] = self.points[winner] + 1  # R8, R13
         locks = self.locks
         if locks[0] or locks[1] or locks[2] or locks[3]:
             sat_out = self.sat_out
-            for s in SEATS:
+            for s in range(4):
                 if locks[s]:
-                    locks[s] -= 1
-                    sat_out[s] += 1
+                    locks[s] = locks[s] - 1
+                    sat_out[s] = sat_out[s] + 1
         number = self.trick_number
         self.trick_number = number + 1
         lock = 0
@@ -857,7 +903,7 @@ class Game:
             lock = min(clubs, TRICKS_PER_HAND - 1 - number)  # R9
             if lock:
                 locks[winner] = lock
-                self.times_locked[winner] += 1
+                self.times_locked[winner] = self.times_locked[winner] + 1
             self.nominal = (winner + 1) % 4  # R11
         else:
             self.nominal = winner
@@ -878,8 +924,8 @@ class Game:
 
     def _end_hand(self) -> None:
         totals = self.totals
-        for s in SEATS:
-            totals[s] += self.points[s]
+        for s in range(4):
+            totals[s] = totals[s] + self.points[s]
         self.summaries.append(
             HandSummary(
                 self.hand_number,
@@ -903,7 +949,7 @@ class Game:
 
     # ------------------------------------------------------------------ knowledge
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: object) -> SeatView:
         """What ``seat`` may know: its own hand and everything public, never another hand."""
         return SeatView.of(self, seat)
 
@@ -917,7 +963,7 @@ class Game:
         return out
 
     @classmethod
-    def from_view(cls, view: SeatView, hands: list[CardMask], *, record: bool = False) -> Game:
+    def from_view(cls, view: SeatView, hands: Sequence[CardMask], *, record: bool = False) -> Game:
         """A full game state agreeing with ``view``, the hidden hands filled in by ``hands``.
 
         This is how a search determinizes what a seat knows. ``hands[view.seat]`` must be
@@ -928,7 +974,7 @@ class Game:
         for s in SEATS:
             if hands[s].bit_count() != view.hand_sizes[s]:
                 raise ValueError(f"seat {s} must hold {view.hand_sizes[s]} cards")
-        g = Game.__new__(Game)
+        g = _blank_game()
         p = view._state
         g.rules = view.rules
         g._any_club = g.rules.any_club
@@ -941,6 +987,24 @@ class Game:
         g._lost_order = [list(x) for x in view.lost_order]
         g.log = [] if record else None
         return g
+
+
+# A compiled Game is a native class, which keeps no ``__slots__``: its fields are listed
+# here all the same (tests compare games field by field).
+if "__slots__" not in vars(Game):  # pragma: no cover - only in the compiled engine
+    setattr(Game, "__slots__", _GAME_SLOTS)  # noqa: B010 - a native class's attribute
+
+_COMPILED: Final = not isinstance(implementation, FunctionType)
+_BLANK_RULES: Final = Rules()
+
+
+def _blank_game() -> Game:
+    """A Game for :meth:`Game.clone` and :meth:`Game.from_view` to fill in every field of:
+    ``Game.__new__`` from the source; compiled, where ``__new__`` runs ``__init__`` (with
+    a new ``Rules()``), a direct ``__init__`` call, which is faster."""
+    if _COMPILED:
+        return Game(_BLANK_RULES, 0, record=False)
+    return Game.__new__(Game)
 
 
 def _check_deal(cards: Any) -> None:
@@ -964,6 +1028,7 @@ def _check_deal(cards: Any) -> None:
         raise bad("The deal is not the 52 cards of the deck.")
 
 
+@_python_class
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """What one seat may know (a snapshot): its own hand and the public state.
@@ -1029,10 +1094,11 @@ class SeatView:
     """The public state as the game holds it, for :meth:`Game.from_view`."""
 
     @classmethod
-    def of(cls, game: Game, seat: int) -> SeatView:
+    def of(cls, game: Game, seat: object) -> SeatView:
         """What ``seat`` may know of ``game`` now (same as ``game.view(seat)``)."""
         if seat not in SEATS:
             raise ValueError(f"seat must be 0..3, not {seat!r}")
+        seat = SEATS.index(seat)
         st: dict[str, Any] = {}
         for name in _PUBLIC_STATE:
             v = getattr(game, name)

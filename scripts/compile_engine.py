@@ -1,16 +1,23 @@
-"""Compile lockup/playout.py with mypyc into an extension module beside it (`make engine`).
+"""Compile the engine with mypyc into extension modules beside its sources (`make engine`).
 
-The build works on a copy of the source, to which it appends ``BUILT_FROM``: the SHA-256
-of the source it compiled. ``lockup`` uses the extension only while that still matches
-``playout.py`` (see lockup/_accel.py), so a stale build is never run.
+Each module of ``lockup._accel.COMPILED`` (``cards.py``, ``playout.py``, ``engine.py``)
+is compiled on its own, into its own extension: a module's compiled code calls the
+others through the package as loaded, so each build can be used or passed over by
+itself. The build works on a copy of the source, to which it appends ``BUILT_FROM``,
+the SHA-256 of the source it compiled, and ``BUILT_AGAINST``, the SHA-256 of each of the
+package's sources it imports (mypyc compiles against their types and constants).
+``lockup`` uses an extension only while those still match the sources (see
+lockup/_accel.py), so a stale build is never run.
 
-Without a C compiler it says so and leaves the engine on the Python source (same
-results, slower playouts); any other failure exits non-zero with mypyc's output.
+Without a C compiler it says so and leaves the engine on its Python sources (same
+results, slower); any other failure exits non-zero with mypyc's output.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,67 +26,114 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "lockup"
-SOURCE = PACKAGE / "playout.py"
+MODULES = ("cards", "playout", "engine")
+"""As lockup._accel.COMPILED (read here without importing lockup, which would load the
+builds being replaced; the tests check the two agree)."""
+
+IMPORT = re.compile(r"^from \.(\w+) import", re.MULTILINE)
 
 
 def source_digest(path: Path) -> str:
-    """The SHA-256 of the source, as lockup._accel.source_digest computes it (the tests
-    check the two agree); computed here without importing lockup, which would load the
-    build being replaced."""
+    """The SHA-256 of a source, as lockup._accel.source_digest computes it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def engine_implementation() -> str:
-    """What a fresh interpreter's engine runs: ``compiled`` or ``python``."""
+def built(module: str) -> list[Path]:
+    """The extension files of one module's build (the module and its mypyc library)."""
+    return sorted(PACKAGE.glob(f"{module}.*.so")) + sorted(PACKAGE.glob(f"{module}__mypyc.*.so"))
+
+
+def implementations() -> dict[str, str]:
+    """What a fresh interpreter runs, module by module: ``compiled`` or ``python``."""
     check = subprocess.run(
-        [sys.executable, "-c", "import lockup.engine as e; print(e.implementation())"],
+        [
+            sys.executable,
+            "-c",
+            "import json; from lockup._accel import implementations as i; print(json.dumps(i()))",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
-    return check.stdout.strip() or check.stderr.strip()
+    if check.returncode != 0:
+        return {}
+    found: dict[str, str] = json.loads(check.stdout)
+    return found
+
+
+def compile_module(module: str, work: Path) -> subprocess.Popen[str]:
+    """Start mypyc on a marked copy of ``lockup/<module>.py`` in ``work``."""
+    (work / "lockup").mkdir()
+    (work / "lockup" / "__init__.py").write_text("")
+    for other in MODULES:
+        shutil.copy2(PACKAGE / f"{other}.py", work / "lockup" / f"{other}.py")
+    source = PACKAGE / f"{module}.py"
+    text = source.read_text(encoding="utf-8")
+    against = {
+        f"{name}.py": source_digest(PACKAGE / f"{name}.py")
+        for name in sorted(set(IMPORT.findall(text)))
+    }
+    if not re.search(r"^from typing import .*\bFinal\b", text, re.MULTILINE):
+        text += "\nfrom typing import Final\n"
+    text += (
+        f'\n\nBUILT_FROM: Final = "{source_digest(source)}"\n'
+        '"""The SHA-256 of the source compiled."""\n'
+        f"BUILT_AGAINST: Final[dict[str, str]] = {against!r}\n"
+        '"""The SHA-256 of each of the package\'s sources it imports."""\n'
+    )
+    (work / "lockup" / f"{module}.py").write_text(text, encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, "-m", "mypyc", f"lockup/{module}.py"],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def main() -> int:
-    """Build unless up to date, install beside the source, check the engine picks it up."""
-    if list(PACKAGE.glob("playout*.so")) and engine_implementation() == "compiled":
-        print("compile_playout: up to date")
+    """Build what is not up to date, install it beside the sources, check it is used."""
+    found = implementations()
+    todo = [m for m in MODULES if not (built(m) and found.get(m) == "compiled")]
+    if not todo:
+        print("compile_engine: up to date")
         return 0
-    for old in PACKAGE.glob("playout*.so"):
-        old.unlink()
+    for module in todo:
+        for old in built(module):
+            old.unlink()
     if not (shutil.which("cc") or shutil.which("gcc")):
         print(
-            "compile_playout: no C compiler (cc/gcc): the engine runs its playout as Python",
+            "compile_engine: no C compiler (cc/gcc): the engine runs as Python",
             file=sys.stderr,
         )
         return 0
-    digest = source_digest(SOURCE)
     with tempfile.TemporaryDirectory(prefix="lockup-mypyc-") as tmp:
-        work = Path(tmp)
-        (work / "lockup").mkdir()
-        (work / "lockup" / "__init__.py").write_text("")
-        text = SOURCE.read_text(encoding="utf-8")
-        text += f'\n\nBUILT_FROM: Final = "{digest}"\n"""The SHA-256 of the source compiled."""\n'
-        (work / "lockup" / "playout.py").write_text(text, encoding="utf-8")
-        done = subprocess.run(
-            [sys.executable, "-m", "mypyc", "lockup/playout.py"],
-            cwd=work,
-            capture_output=True,
-            text=True,
-        )
-        built = sorted((work / "lockup").glob("playout*.so"))
-        if done.returncode != 0 or not built:
-            print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
-            print("compile_playout: mypyc failed", file=sys.stderr)
+        jobs = {}
+        for module in todo:
+            (Path(tmp) / module).mkdir()
+            jobs[module] = compile_module(module, Path(tmp) / module)
+        failed = False
+        for module, job in jobs.items():
+            output, _ = job.communicate()
+            work = Path(tmp) / module / "lockup"
+            files = sorted(work.glob(f"{module}.*.so")) + sorted(work.glob(f"{module}__mypyc.*.so"))
+            if job.returncode != 0 or not files:
+                print(output[-4000:], file=sys.stderr)
+                print(f"compile_engine: mypyc failed on lockup/{module}.py", file=sys.stderr)
+                failed = True
+                continue
+            for path in files:
+                shutil.copy2(path, PACKAGE / path.name)
+            print(
+                f"compile_engine: lockup/{module}.py compiled ({', '.join(p.name for p in files)})"
+            )
+        if failed:
             return 1
-        for path in built:
-            shutil.copy2(path, PACKAGE / path.name)
-    found = engine_implementation()
-    if found != "compiled":
-        print(found, file=sys.stderr)
-        print("compile_playout: the engine does not pick up the build", file=sys.stderr)
+    found = implementations()
+    if found != {m: "compiled" for m in MODULES}:
+        print(found or "lockup does not import without warnings", file=sys.stderr)
+        print("compile_engine: lockup does not pick up the build", file=sys.stderr)
         return 1
-    print(f"compile_playout: lockup/playout.py compiled ({', '.join(p.name for p in built)})")
     return 0
 
 

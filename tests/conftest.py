@@ -60,8 +60,9 @@ def new_game(fixed: dict[int, str], dealer: int, rules: Rules | None = None, **k
 
 def state(game: Game) -> dict[str, Any]:
     """A deep copy of every field of the game, for before/after comparisons."""
-    names = getattr(Game, "__slots__", None) or list(vars(game))
-    out = {n: copy.deepcopy(getattr(game, n)) for n in names if hasattr(game, n)}
+    # Game.__slots__ lists every field, also for the compiled Game (make engine): a native
+    # class, which has neither real slots nor a __dict__ (the engine lists them for it).
+    out = {n: copy.deepcopy(getattr(game, n)) for n in Game.__slots__ if hasattr(game, n)}
     if out.get("log") is not None:
         out["log"] = [(h.dealer, h.deal, h.events) for h in out["log"]]
     return out

@@ -1,20 +1,32 @@
-"""The compiled playout (make engine) and its Python source: the right one runs, both agree."""
+"""The compiled engine (make engine) and its Python sources: the right one runs, both agree."""
 
+import importlib.util
+import json
 import os
+import pickle
+import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import state
 
-import lockup
 from lockup import _accel
-from lockup.engine import implementation
+from lockup.engine import Game, SeatView, implementation
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILT = sorted((ROOT / "lockup").glob("playout*.so"))
-needs_build = pytest.mark.skipif(not BUILT, reason="no compiled playout here (make engine)")
+MODULES = _accel.COMPILED
+BUILT = {m: sorted((ROOT / "lockup").glob(f"{m}.*.so")) for m in MODULES}
+needs_build = pytest.mark.skipif(
+    not all(BUILT.values()), reason="no compiled engine here (make engine)"
+)
+REPORT = (
+    "import json, sys, lockup, lockup.engine as e; from lockup._accel import implementations;"
+    "print(json.dumps([e.implementation(), implementations(),"
+    " {m: sys.modules['lockup.' + m].__file__ for m in implementations()}]))"
+)
 
 
 def run_python(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -28,51 +40,156 @@ def run_python(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[
     )
 
 
+def test_the_build_script_compiles_what_the_package_checks() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "compile_engine", ROOT / "scripts/compile_engine.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.MODULES == _accel.COMPILED
+    for module in MODULES:
+        path = _accel.source_path(module)
+        assert script.source_digest(path) == _accel.source_digest(path)
+
+
 @needs_build
-def test_a_fresh_build_is_the_playout_in_use() -> None:
+@pytest.mark.parametrize("module", MODULES)
+def test_a_fresh_build_is_what_runs_and_carries_its_sources_digests(module: str) -> None:
+    loaded = sys.modules[f"lockup.{module}"]
+    assert _accel.is_compiled(loaded) and Path(loaded.__file__) in BUILT[module]
+    assert loaded.BUILT_FROM == _accel.source_digest(_accel.source_path(module))
+    for other, digest in loaded.BUILT_AGAINST.items():
+        assert digest == _accel.source_digest(ROOT / "lockup" / other)
+    assert _accel.implementations()[module] == "compiled"
     assert implementation() == "compiled"
-    assert _accel.is_compiled(lockup.playout)
-    assert lockup.playout.BUILT_FROM == _accel.source_digest()
 
 
 @needs_build
-def test_a_stale_build_is_passed_over_for_the_source(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "lockup", tmp_path / "lockup", ignore=shutil.ignore_patterns("web"))
-    source = tmp_path / "lockup" / "playout.py"
+def test_the_compiled_game_lists_its_fields_and_pickles() -> None:
+    # A native class has no real __slots__: the engine lists the fields there all the same
+    # (the tests compare games field by field), and they must be all of them.
+    assert set(Game.__slots__) == set(Game.__mypyc_attrs__)  # type: ignore[attr-defined]
+    rng = random.Random(5)
+    game = Game.new(rng)
+    for _ in range(17):
+        if game.discard_due is not None:
+            game.discard_random(rng)
+        else:
+            game.play(game.legal_cards()[-1])
+    again = pickle.loads(pickle.dumps(game))
+    assert state(again) == state(game) and state(game.clone()) == state(game)
+    view = pickle.loads(pickle.dumps(game.view(2)))
+    assert isinstance(view, SeatView) and view == game.view(2)
+
+
+@needs_build
+@pytest.mark.parametrize("module", MODULES)
+def test_an_edited_source_makes_its_build_stale(tmp_path: Path, module: str) -> None:
+    shutil.copytree(
+        ROOT / "lockup",
+        tmp_path / "lockup",
+        ignore=shutil.ignore_patterns("web", "tui", "server", "__pycache__"),
+    )
+    source = tmp_path / "lockup" / f"{module}.py"
     source.write_text(source.read_text() + "\n# changed after the build\n")
-    done = run_python(
-        "import lockup, lockup.engine as e; print(e.implementation(), lockup.playout.__file__)",
-        tmp_path,
-    )
+    done = run_python(REPORT, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["python", str(source)]
-    assert "has changed since its compiled extension was built" in done.stderr
+    overall, found, files = json.loads(done.stdout)
+    # The engine is compiled against cards.py and playout.py: an edit there makes it stale too.
+    stale = {module} | ({"engine"} if module != "engine" else set())
+    assert found == {m: "python" if m in stale else "compiled" for m in MODULES}
+    assert files[module] == str(source)
+    assert overall == ("python" if {"engine", "playout"} <= stale else "mixed")
+    assert f"lockup/{module}.py has changed since its compiled extension was built" in done.stderr
+    assert "using the Python source (run `make engine` to rebuild)" in done.stderr
 
 
-def test_lockup_pure_python_runs_the_source() -> None:
-    done = run_python(
-        "import lockup, lockup.engine as e; print(e.implementation(), lockup.playout.__file__)",
-        ROOT,
-        LOCKUP_PURE_PYTHON="1",
-    )
+def test_lockup_pure_python_runs_the_sources() -> None:
+    done = run_python(REPORT, ROOT, LOCKUP_PURE_PYTHON="1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["python", str(ROOT / "lockup" / "playout.py")]
+    overall, found, files = json.loads(done.stdout)
+    assert overall == "python" and found == {m: "python" for m in MODULES}
+    assert files == {m: str(ROOT / "lockup" / f"{m}.py") for m in MODULES}
     assert done.stderr == ""
 
 
+# Public arguments the engine refuses itself (a refusal or a ValueError), which compiled
+# code must not turn into a TypeError of its own; the results must be the same both ways.
+PROBE = """
+import json, random
+from lockup.cards import parse_card
+from lockup.engine import Game, IllegalMove, Rules
+
+def outcome(call):
+    try:
+        value = call()
+    except IllegalMove as error:
+        return ["IllegalMove", error.code, str(error)]
+    except Exception as error:
+        return [type(error).__name__, str(error)]
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
+    return ["ok", repr(value)]
+
+game = Game.new(random.Random(3))
+card = game.legal_cards()[0]
+calls = {
+    "dealer str": lambda: Game(Rules(), "1"),
+    "dealer bool": lambda: Game(Rules(), True).dealer,
+    "dealer float": lambda: Game(Rules(), 9.0),
+    "rules float target": lambda: Rules(target=20.0),
+    "rules bool target": lambda: Rules(target=True),
+    "rules int picture": lambda: Rules(picture_exception=1),
+    "parse int": lambda: parse_card(5),
+    "play str": lambda: game.clone().play("QD"),
+    "play float": lambda: game.clone().play(float(card)),
+    "play big": lambda: game.clone().play(2**70),
+    "play negative": lambda: game.clone().play(-1),
+    "play None": lambda: game.clone().play(None),
+    "play bool seat": lambda: game.clone().play(card, True),
+    "why_not str": lambda: game.why_not("QD"),
+    "why_not list": lambda: game.why_not([card]),
+    "is_legal str": lambda: game.is_legal("QD"),
+    "discard str": lambda: game.clone().discard("QD"),
+    "view str": lambda: game.view("0"),
+    "view bool": lambda: game.view(True).seat,
+    "legal_mask bool": lambda: game.legal_mask(game.turn == 1),
+    "deal tuples": lambda: Game(Rules(), 0).deal(tuple(tuple(range(13 * s, 13 * s + 13)) for s in range(4))),
+    "deal str": lambda: Game(Rules(), 0).deal("not a deal"),
+    "from_view tuple": lambda: Game.from_view(game.view(0), tuple(game.hands)).legal_mask(),
+}
+print(json.dumps({name: outcome(call) for name, call in calls.items()}))
+"""
+
+
 @needs_build
-def test_the_python_source_plays_exactly_as_the_step_by_step_api_too() -> None:
-    # The in-process suite checks the compiled playout against the checked API; this
-    # checks the source the same way, in a process that runs it.
+def test_compiled_and_source_refuse_bad_arguments_alike() -> None:
+    compiled = run_python(PROBE, ROOT)
+    source = run_python(PROBE, ROOT, LOCKUP_PURE_PYTHON="1")
+    assert compiled.returncode == 0 and source.returncode == 0, compiled.stderr + source.stderr
+    found, expected = json.loads(compiled.stdout), json.loads(source.stdout)
+    assert found == expected
+    assert found["play str"][:2] == ["IllegalMove", "not-a-card"]
+    assert found["dealer str"][0] == found["view str"][0] == "ValueError"
+
+
+@needs_build
+def test_the_python_sources_pass_the_rules_tests_too() -> None:
+    # The in-process suite checks the compiled engine; this runs the engine's rule tests
+    # again in a process that runs the Python sources.
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        + [str(ROOT / "tests" / "test_engine_speed_paths.py")],
+        + [
+            str(ROOT / "tests" / name)
+            for name in ("test_rules.py", "test_engine_speed_paths.py", "test_properties.py")
+        ],
         cwd=ROOT,
         env={**os.environ, "LOCKUP_PURE_PYTHON": "1"},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
-    assert "skipped" not in done.stdout  # the check that the source ran, too
+    assert "skipped" not in done.stdout  # the check that the sources ran, too
