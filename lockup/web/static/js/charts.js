@@ -147,7 +147,7 @@ export function lineChart(o) {
     if (d) out += `<path class="line ${s.cls}" d="${d}"/>`;
     s.values.forEach((v, i) => {
       if (v == null || !Number.isFinite(v)) return;
-      out += `<circle class="dot ${s.cls} ${s.pointCls?.[i] || ""}" cx="${round(xAt(i))}" cy="${round(y(v))}" r="${s.pointCls?.[i] ? 5 : 3.2}">${
+      out += `<circle class="dot ${s.cls} ${s.pointCls?.[i] || ""}" cx="${round(xAt(i))}" cy="${round(y(v))}" r="${s.pointCls?.[i] ? 5 : 4}">${
         s.pointLabel?.[i] ? `<title>${escXml(s.pointLabel[i])}</title>` : ""
       }</circle>`;
     });

@@ -72,6 +72,7 @@ export function openSummary(summary) {
   /** @type {HTMLElement} */ (d.querySelector("h2")).textContent = t("sum.title", { n: summary.number + 1 });
   /** @type {HTMLElement} */ (d.querySelector(".body")).innerHTML =
     summaryTable(summary) + (summary.empty_tricks ? `<p>${esc(t("sum.empty", { n: summary.empty_tricks }))}</p>` : "");
+  setReviewLink(d);
   openDialog("#dlg-summary");
   markScroll(/** @type {HTMLElement} */ (d.querySelector(".scroll-x")));
   /** @type {HTMLElement} */ (d.querySelector("button.continue")).focus();
@@ -90,6 +91,12 @@ export function markScroll(box) {
   }
   requestAnimationFrame(update);
   update();
+}
+
+/** A dialog's "Review" link: the review page of this game (its finished hands). @param {HTMLElement} d */
+function setReviewLink(d) {
+  const a = /** @type {HTMLAnchorElement | null} */ (d.querySelector("a.review"));
+  if (a && S.game) a.href = `/review/${encodeURIComponent(S.game)}`;
 }
 
 // ------------------------------------------------------------------ game over
@@ -112,6 +119,7 @@ export function openOver(winner) {
   const a = /** @type {HTMLAnchorElement} */ (d.querySelector("a.download"));
   a.href = `/api/games/${encodeURIComponent(S.game || "")}/record`;
   a.setAttribute("download", `lockup-${S.game}.json`);
+  setReviewLink(d);
   d.classList.toggle("you-won", winner === S.seat);
   confetti(/** @type {HTMLElement} */ (d.querySelector(".confetti")), winner === S.seat);
   if (!(/** @type {HTMLDialogElement} */ ($("#dlg-summary")).open)) openDialog("#dlg-over");

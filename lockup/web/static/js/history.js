@@ -4,7 +4,7 @@
 // elsewhere (POST /api/uploads?seat=S), which then opens its review.
 
 import { ordinal, t } from "./i18n.js";
-import { $, ApiError, formatDate, getJSON, levelName, rulesText, startPage } from "./pagekit.js";
+import { $, ApiError, formatDate, getJSON, levelName, rulesShort, rulesText, seatName, startPage } from "./pagekit.js";
 import { esc } from "./text.js";
 
 /**
@@ -30,10 +30,11 @@ let loadError = "";
 let fileNames = null;
 
 /** A seat's name in an entry ("You" for the player's). @param {HistoryGame} g @param {number} s */
-const nameIn = (g, s) => (s === g.seat ? t("you") : g.players[s] || `${s + 1}`);
+const nameIn = (g, s) => seatName(g.players, s, g.seat);
 
 /** The opponents' levels: "Expert ×3", or each seat's, people as "person". @param {HistoryGame} g */
 function levelsText(g) {
+  if (g.uploaded) return t("history.fromRecord");
   const others = g.seats.map((x, s) => ({ ...x, s })).filter((x) => x.s !== g.seat);
   const words = others.map((x) => (x.kind === "bot" ? levelName(x.level) : t("history.person")));
   if (words.every((w) => w === words[0])) return `${words[0]} ×${words.length}`;
@@ -68,12 +69,15 @@ function row(g) {
           t("history.recordLabel", { date: formatDate(g.date) }),
         )}">${esc(t("history.record"))}</a>`
       : "";
+  const label = (/** @type {string} */ key) => ` data-label="${esc(t(key))}"`;
   return `<tr data-game="${esc(g.game)}"${g.takeover ? ' data-takeover="true"' : ""}>
-    <td>${esc(formatDate(g.date))}${badges}</td>
-    <td>${g.players.map((_, s) => esc(nameIn(g, s))).join(", ")}<br><span class="note">${esc(rulesText(g.rules))}</span></td>
-    <td>${esc(levelsText(g))}</td>
-    <td>${won ? `<span class="badge won">${esc(resultText(g))}</span>` : esc(resultText(g))}</td>
-    <td aria-label="${esc(scoreLabel)}">${score}</td>
+    <td${label("history.date")}>${esc(formatDate(g.date))}${badges}</td>
+    <td${label("history.players")}>${g.players.map((_, s) => esc(nameIn(g, s))).join(", ")}<br><span class="rules" title="${esc(rulesText(g.rules))}">${esc(
+      rulesShort(g.rules),
+    )}</span></td>
+    <td${label("history.levels")}>${esc(levelsText(g))}</td>
+    <td${label("history.result")}>${won ? `<span class="badge won">${esc(resultText(g))}</span>` : esc(resultText(g))}</td>
+    <td${label("history.score")}><span class="sr-only">${esc(scoreLabel)}</span><span aria-hidden="true">${score}</span></td>
     <td class="actions-cell">${canReview ? review : ""}${record}</td>
   </tr>`;
 }

@@ -68,6 +68,30 @@ export function rulesText(r) {
   return `${t("review.target", { n: r.target })} · ${t(`opt.picture.${r.picture_exception}`)} · ${t(`opt.discards.${r.lock_discards}`)}`;
 }
 
+/**
+ * The rules in few words: the target, and the options only where they are not the
+ * defaults (same-rank, per-trick).
+ * @param {{target: number, picture_exception: string, lock_discards: string}} r
+ */
+export function rulesShort(r) {
+  const parts = [t("review.target", { n: r.target })];
+  if (r.picture_exception !== "same-rank") parts.push(t(`opt.picture.${r.picture_exception}`));
+  if (r.lock_discards !== "per-trick") parts.push(t(`opt.discards.${r.lock_discards}`));
+  return parts.join(" · ");
+}
+
+/**
+ * A seat's name for the player's own pages: "You" for the player's seat when the game
+ * calls it so, else its name with "(you)".
+ * @param {string[]} players @param {number} seat @param {number} mine
+ */
+export function seatName(players, seat, mine) {
+  const name = players[seat] || "";
+  if (seat !== mine) return name || `${seat + 1}`;
+  if (!name || name === "You" || name === "Vous" || name === t("you")) return t("you");
+  return t("history.youAre", { name });
+}
+
 /** A stats rules key ("same-rank/per-trick/20") in words. @param {string} key */
 export function rulesKeyText(key) {
   const [picture, discards, target] = key.split("/");

@@ -10,7 +10,7 @@
 import { PALETTES, faceURL, miniURL, sortHand } from "./cards.js";
 import { language, readPref, t } from "./i18n.js";
 import { lineChart } from "./charts.js";
-import { $, ApiError, getJSON, postJSON, rulesText, startPage } from "./pagekit.js";
+import { $, ApiError, getJSON, postJSON, rulesText, seatName, startPage } from "./pagekit.js";
 import {
   buildSteps,
   decisionAt,
@@ -68,8 +68,8 @@ const R = {
 
 /** A seat's name; our seat is "You". @param {number} seat */
 function who(seat) {
-  if (R.data && seat === R.data.seat) return t("you");
-  return R.data?.players?.[seat] || R.data?.record.players?.[seat] || `${seat}`;
+  if (!R.data) return `${seat + 1}`;
+  return seatName(R.data.players || R.data.record.players || [], seat, R.data.seat);
 }
 
 /** A sentence about a seat, its ".you" form for ours. @param {string} key @param {number} seat @param {Record<string, any>} [p] */
@@ -270,7 +270,7 @@ function renderAnalysis(hand, dec) {
     const verdict = x.forced
       ? t("review.forced")
       : x.mark
-        ? t("review.verdictMark", { mark: markWord(x.mark), loss: tricks(x.loss), best: cardInText(x.best) })
+        ? t(`review.verdict.${x.mark}`, { loss: tricks(x.loss), best: cardInText(x.best) })
         : x.loss > 0
           ? t("review.verdictSmall", { loss: tricks(x.loss) })
           : t("review.verdictBest");

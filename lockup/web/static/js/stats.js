@@ -85,7 +85,7 @@ function renderPlots() {
   const groups = groupsOf(series, split).slice(0, 4);
   const labels = series.map((p) => shortDate(p.date));
   box.innerHTML = METRICS.map((m) => {
-    const fmt = m.fmt === "pct" ? (/** @type {number} */ v) => formatAccuracy(v, language()) : (/** @type {number} */ v) => formatNumber(v, v % 1 ? 1 : 0);
+    const fmt = m.fmt === "pct" ? (/** @type {number} */ v) => formatAccuracy(v, language()) : (/** @type {number} */ v) => new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(v);
     const lines = groups.map((g, gi) => ({
       name: g.name,
       cls: `s${gi}`,
@@ -100,8 +100,8 @@ function renderPlots() {
       connect: true,
       minTop: m.fmt === "pct" ? 100 : 1,
       formatY: fmt,
-      width: 560,
-      height: 220,
+      width: 420,
+      height: 200,
     });
     const legend = groups.map((g, gi) => `<span class="key s${gi}"></span> ${esc(g.name)}`).join(" ");
     const rows = series
@@ -138,7 +138,7 @@ function render() {
     fig("stats.lockedPerHand", num(s.per_hand?.times_locked)) +
     fig("stats.satOutPerHand", num(s.per_hand?.sat_out)) +
     fig("stats.accuracy", formatAccuracy(s.accuracy, language()));
-  $("#left-out").textContent = t("stats.leftOut", { n: s.left_out || 0 });
+  $("#left-out").textContent = s.left_out ? t("stats.leftOut", { n: s.left_out }) : t("stats.leftOutNone");
   document.body.dataset.leftOut = String(s.left_out || 0);
   $("#by-level").innerHTML = groupTable(s.by_level, levelName, t("stats.level"));
   $("#by-rules").innerHTML = groupTable(s.by_rules, rulesKeyText, t("stats.rules"));
