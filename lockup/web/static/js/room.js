@@ -191,6 +191,9 @@ class RoomPage {
   fail(text) {
     document.body.classList.add("room-failed");
     this.drawStatus(text);
+    document
+      .querySelector("#room-actions")
+      ?.replaceChildren(h("a", { className: "button primary", href: "/", text: t("room.solo") }), h("a", { className: "button", href: "/lobby", text: t("lobby.title") }));
     this.api?.showMessage(text, "error", true);
   }
 
@@ -214,6 +217,9 @@ class RoomPage {
       case "state":
         this.setClock(msg.clock ? clockOf(msg.clock, msg.version, performance.now()) : null);
         return;
+      case "error":
+        if (msg.code === "no-room") this.fail(t("room.err.no-room"));
+        return;
       case "event":
         if (typeof msg.version !== "number" || !msg.event) return;
         if (endsClock(this.clock, msg)) this.setClock(null);
@@ -231,6 +237,11 @@ class RoomPage {
     const before = this.room;
     this.room = room;
     const you = typeof room.you === "number" ? room.you : null;
+    if (you != null && this.spectator) {
+      // A person seated here who opened the watch link: at their own seat.
+      this.spectator = false;
+      document.body.classList.remove("watching");
+    }
     if (you == null && !this.spectator) {
       // Removed by the host: the table goes on, watched.
       this.spectator = true;
@@ -344,7 +355,7 @@ class RoomPage {
         deco.append(h("span", { className: `presence ${info.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label, "data-presence": info.connected ? "on" : "off" }));
       }
       if (info && info.away) {
-        deco.append(h("span", { className: "chip away-badge", "data-away": "true", text: t("room.awayBadge") }));
+        deco.append(h("span", { className: "chip away-badge", "data-away": "true", text: t(seat === S.seat ? "room.awayYou" : "room.awayBadge") }));
       }
       if (clockOn && c) {
         const low = left <= 5;
