@@ -41,18 +41,16 @@ from .cards import (
     JACK,
     KING,
     NON_CLUB_MASK,
-    RANK_NAMES,
     SUIT_MASKS,
     SUIT_NAMES,
-    SUIT_SYMBOLS,
     Card,
     CardMask,
     card_str,
-    card_symbol,
     cards_of,
 )
 from .playout import nth as nth_card
 from .playout import play_out as _play_out
+from .refusals import message as _refusal_message
 
 SEATS: Final = (0, 1, 2, 3)
 SEAT_NAMES = ("South", "West", "North", "East")
@@ -207,13 +205,23 @@ class Rules:
 @_python_class
 @dataclass(frozen=True)
 class Refusal:
-    """Why a card may not be played: a stable ``code``, the ``rule`` and a plain ``reason``."""
+    """Why a move is refused: a stable ``code``, the ``rule`` and the ``params`` its message
+    is worded from; :attr:`reason` is that message in plain English.
+
+    The words, English and French, are the refusal catalogue's (:mod:`lockup.refusals`).
+    """
 
     code: str
     rule: str
-    reason: str
-    params: dict[str, Any] = field(default_factory=dict, compare=False)
-    """Values a translation fills in: ``seat``, ``suit``, ``card``, ``cards``, ``tricks``."""
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+    """What the message is worded from: ``seat``, ``other``, ``suit``, ``card``, ``cards``,
+    ``tricks``, ``why``, ``value``, ``count`` (docs/engine.md lists them by code)."""
+
+    @property
+    def reason(self) -> str:
+        """The refusal in plain English: :func:`lockup.refusals.message` of code and params,
+        seats named by compass point."""
+        return _refusal_message(self.code, self.params)
 
     def to_dict(self) -> dict[str, Any]:
         """The refusal as JSON-ready data."""
@@ -293,16 +301,6 @@ class HandLog:
     dealer: int
     deal: list[list[Card]]
     events: list[tuple[str, int, Card]] = field(default_factory=list)
-
-
-def _seat_name(seat: int) -> str:
-    return SEAT_NAMES[seat]
-
-
-def _or_list(items: list[str]) -> str:
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " or " + items[-1]
 
 
 _PUBLIC_STATE: dict[str, str] = {
@@ -440,13 +438,9 @@ class Game:
         seat, and (R15) after the game's end.
         """
         if self.phase == OVER:
-            raise IllegalMove(
-                Refusal("game-over", "R15", "The game is over: no hand follows its end.")
-            )
+            raise IllegalMove(Refusal("game-over", "R15"))
         if self.phase != DEAL:
-            raise IllegalMove(
-                Refusal("hand-in-progress", "R3", "The current hand is not finished yet.")
-            )
+            raise IllegalMove(Refusal("hand-in-progress", "R3"))
         if cards is None:
             if rng is None:
                 raise ValueError("deal needs either cards or rng")
@@ -592,96 +586,54 @@ class Game:
         """None if seat may play card now; otherwise the :class:`Refusal` saying why
         (``not-a-card`` for anything but a card number, R2)."""
         if self.phase == OVER:
-            return Refusal("game-over", "R15", "The game is over.")
+            return Refusal("game-over", "R15")
         if self.phase == DEAL:
-            return Refusal("hand-over", "R10", "The hand is over: all 13 tricks have been played.")
+            return Refusal("hand-over", "R10")
         if seat is None:
             seat = self.turn if self.phase == PLAY else self.pending[0]
         if self.phase == DISCARD:
-            who = _seat_name(self.pending[0])
-            return Refusal(
-                "discard-due",
-                "R10",
-                f"A lockup discard is due from {who} before anyone plays.",
-                {"seat": self.pending[0]},
-            )
+            return Refusal("discard-due", "R10", {"seat": self.pending[0]})
         if not isinstance(card, int) or not 0 <= card < 52:
-            return Refusal("not-a-card", "R2", f"{card!r} is not a card.")
+            return Refusal("not-a-card", "R2", {"value": repr(card)})
         if self.locks[seat]:
-            n = self.locks[seat]
-            return Refusal(
-                "locked",
-                "R9",
-                f"You are locked up: you sit out {'this trick' if n == 1 else f'this and {n - 1} more trick' + ('s' if n > 2 else '')}.",
-                {"tricks": n},
-            )
+            return Refusal("locked", "R9", {"tricks": self.locks[seat]})
         if seat != self.turn:
-            return Refusal(
-                "not-your-turn",
-                "R4",
-                f"It is not your turn: {_seat_name(self.turn)} plays now.",
-                {"seat": self.turn},
-            )
+            return Refusal("not-your-turn", "R4", {"seat": self.turn})
         hand = self.hands[seat]
         if not (hand >> card) & 1:
-            sym = card_symbol(card)
             if (self.lost[seat] >> card) & 1:
-                return Refusal(
-                    "not-in-hand",
-                    "R4",
-                    f"You no longer hold the {sym}: lockup took it.",
-                    {"card": card_str(card), "why": "lost"},
-                )
-            if (self.played >> card) & 1 or any(c == card for _, c in self.trick):
-                return Refusal(
-                    "not-in-hand",
-                    "R4",
-                    f"The {sym} has already been played.",
-                    {"card": card_str(card), "why": "played"},
-                )
-            return Refusal(
-                "not-in-hand",
-                "R4",
-                f"You do not hold the {sym}.",
-                {"card": card_str(card), "why": "absent"},
-            )
+                why = "lost"
+            elif (self.played >> card) & 1 or any(c == card for _, c in self.trick):
+                why = "played"
+            else:
+                why = "absent"
+            return Refusal("not-in-hand", "R4", {"card": card_str(card), "why": why})
         if (self.legal_mask(seat) >> card) & 1:
             return None
         suit = _SUIT[card]
         if not self.trick:
-            return Refusal(
-                "lead-club",
-                "R5",
-                "You may not lead a club while you hold another suit: lead a club only when your hand is all clubs.",
-            )
+            return Refusal("lead-club", "R5")
         led = SUIT_NAMES[self.led_suit]
-        base = f"You hold {led}: you must follow {led}."
         if suit == CLUBS and self.pic_clubs:
-            on_table = [
-                RANK_NAMES[r] + SUIT_SYMBOLS[CLUBS]
-                for r in range(JACK, KING + 1)
-                if (self.pic_clubs >> (CLUBS * 13 + r)) & 1
-            ]
+            # The clubs the exception allows, less any already in the trick (never offered).
+            allowed = self.pic_clubs
+            for _, c in self.trick:
+                allowed &= ~(1 << c)
             return Refusal(
                 "picture-rank",
                 "R7",
-                f"{base} The picture exception lets you play a club only of a rank on the table: "
-                f"{_or_list(on_table)}.",
                 {
                     "suit": led,
                     "cards": [
-                        card_str(r) for r in range(JACK, KING + 1) if (self.pic_clubs >> r) & 1
+                        card_str(CLUBS * 13 + r)
+                        for r in range(JACK, KING + 1)
+                        if (allowed >> (CLUBS * 13 + r)) & 1
                     ],
                 },
             )
         if suit == CLUBS:
-            return Refusal(
-                "must-follow",
-                "R6",
-                f"{base} A club may replace it only while a jack, queen or king lies in the trick (R7).",
-                {"suit": led, "club": True},
-            )
-        return Refusal("must-follow", "R6", base, {"suit": led})
+            return Refusal("must-follow", "R6", {"suit": led, "club": True})
+        return Refusal("must-follow", "R6", {"suit": led})
 
     # ------------------------------------------------------------------ moves
 
@@ -751,31 +703,21 @@ class Game:
         due from another seat, or the seat does not hold the card.
         """
         if self.phase != DISCARD:
-            raise IllegalMove(Refusal("no-discard-due", "R10", "No lockup discard is due now."))
+            raise IllegalMove(Refusal("no-discard-due", "R10"))
         due = self.pending[0]
         if seat is not None and seat != due:
-            raise IllegalMove(
-                Refusal(
-                    "wrong-discard-seat",
-                    "R10",
-                    f"The lockup discard due now is from {_seat_name(due)}, not {_seat_name(seat)}.",
-                )
-            )
-        if not isinstance(card, int) or not 0 <= card < 52 or not (self.hands[due] >> card) & 1:
-            what = card_symbol(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
-            raise IllegalMove(
-                Refusal(
-                    "not-in-hand",
-                    "R10",
-                    f"{_seat_name(due)} does not hold the {what}, so lockup cannot take it.",
-                )
-            )
+            raise IllegalMove(Refusal("wrong-discard-seat", "R10", {"seat": due, "other": seat}))
+        if not isinstance(card, int) or not 0 <= card < 52:
+            raise IllegalMove(Refusal("not-a-card", "R2", {"value": repr(card)}))
+        if not (self.hands[due] >> card) & 1:
+            params = {"seat": due, "card": card_str(card), "why": "discard"}
+            raise IllegalMove(Refusal("not-in-hand", "R10", params))
         self._discard(card)
 
     def discard_random(self, rng: RandomSource) -> Card:
         """Make the due lockup discard with a card drawn at random by ``rng`` (R10)."""
         if self.phase != DISCARD:
-            raise IllegalMove(Refusal("no-discard-due", "R10", "No lockup discard is due now."))
+            raise IllegalMove(Refusal("no-discard-due", "R10"))
         card = nth_card(self.hands[self.pending[0]], rng.random())
         self._discard(card)
         return card
@@ -1008,24 +950,24 @@ def _blank_game() -> Game:
 
 
 def _check_deal(cards: Any) -> None:
-    def bad(reason: str) -> IllegalMove:
-        return IllegalMove(Refusal("bad-deal", "R3", reason))
+    def bad(params: dict[str, Any]) -> IllegalMove:
+        return IllegalMove(Refusal("bad-deal", "R3", params))
 
     if not isinstance(cards, list | tuple) or len(cards) != 4:
-        raise bad("A deal gives cards to exactly four seats.")
+        raise bad({"why": "seats"})
     seen = 0
     for s, cs in enumerate(cards):
         if not isinstance(cs, list | tuple) or len(cs) != 13:
             n = len(cs) if isinstance(cs, list | tuple) else 0
-            raise bad(f"{SEAT_NAMES[s]} is dealt {n} cards; every seat gets 13.")
+            raise bad({"why": "count", "seat": s, "count": n})
         for c in cs:
             if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
-                raise bad(f"{c!r} is not a card.")
+                raise bad({"why": "not-a-card", "value": repr(c)})
             if (seen >> c) & 1:
-                raise bad(f"The {card_symbol(c)} is dealt twice.")
+                raise bad({"why": "twice", "card": card_str(c)})
             seen |= 1 << c
     if seen != FULL_DECK:  # pragma: no cover - 52 distinct cards are the deck
-        raise bad("The deal is not the 52 cards of the deck.")
+        raise bad({"why": "deck"})
 
 
 @_python_class

@@ -29,9 +29,10 @@ from .engine import (
     Refusal,
     Rules,
 )
+from .refusals import message
 
-_HAND_OVER = Refusal("hand-over", "R10", "the hand is over: all 13 tricks have been played")
-_GAME_OVER = Refusal("game-over", "R15", "the game is over: it has its winner, nothing follows")
+_HAND_OVER = Refusal("hand-over", "R10")
+_GAME_OVER = Refusal("game-over", "R15")
 
 FORMAT = "lockup-record/1"
 
@@ -306,7 +307,10 @@ def replay(record: ParsedRecord) -> ReplayResult:
                 else:
                     game.discard(card, seat)
             except IllegalMove as err:
-                return result(IllegalRecord(h, e, err.rule, f"{SEAT_NAMES[seat]}: {err.reason}"))
+                # The refusal in the catalogue's words, seats named by the record's players.
+                names = record.players
+                why = message(err.code, err.refusal.params, names=names, viewer=seat)
+                return result(IllegalRecord(h, e, err.rule, f"{names[seat]}: {why}"))
         if h < len(hands) - 1 and game.phase not in ("deal", "over"):
             return result(
                 IllegalRecord(

@@ -65,10 +65,11 @@ def compile_module(module: str, work: Path) -> subprocess.Popen[str]:
     """Start mypyc on a marked copy of ``lockup/<module>.py`` in ``work``."""
     (work / "lockup").mkdir()
     (work / "lockup" / "__init__.py").write_text("")
-    for other in MODULES:
-        shutil.copy2(PACKAGE / f"{other}.py", work / "lockup" / f"{other}.py")
     source = PACKAGE / f"{module}.py"
     text = source.read_text(encoding="utf-8")
+    # The compiled modules and whatever else of the package it imports (lockup.refusals).
+    for other in sorted({*MODULES, *IMPORT.findall(text)}):
+        shutil.copy2(PACKAGE / f"{other}.py", work / "lockup" / f"{other}.py")
     against = {
         f"{name}.py": source_digest(PACKAGE / f"{name}.py")
         for name in sorted(set(IMPORT.findall(text)))

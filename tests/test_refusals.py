@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lockup import refusals
+from lockup.cards import parse_card
+from lockup.engine import SEATS, Game, IllegalMove, Refusal, Rules
 from lockup.refusals import LANGS, catalogue, codes, examples, message, placeholders, variant
 
 CAT = catalogue()
@@ -222,3 +226,117 @@ def test_the_server_serves_the_catalogue() -> None:
     response = asyncio.run(api_refusals(None))  # type: ignore[arg-type]
     assert response.status_code == 200
     assert json.loads(bytes(response.body)) == CAT
+
+
+# ------------------------------------------------------------------ the engine's words
+
+
+def _engine_codes() -> set[str]:
+    """Every refusal code written in the engine, the record replay and the terminal."""
+    root = Path(refusals.__file__).parent
+    found: set[str] = set()
+    for name in ("engine.py", "record.py", "tui/local.py"):
+        found |= set(re.findall(r'Refusal\(\s*"([a-z-]+)"', (root / name).read_text("utf-8")))
+    return found
+
+
+def test_every_code_the_engine_can_produce_is_in_the_catalogue() -> None:
+    found = _engine_codes()
+    assert len(found) >= 13
+    assert found <= set(codes()), found - set(codes())
+
+
+def _check(refusal: Refusal | None, seen: set[tuple[str, str]]) -> None:
+    if refusal is None:
+        return
+    assert refusal.reason == message(refusal.code, refusal.params)
+    assert json.loads(json.dumps(refusal.to_dict())) == refusal.to_dict()
+    for lang in LANGS:
+        text = message(refusal.code, refusal.params, lang, NAMES, viewer=0)
+        assert "{" not in text, (refusal, lang, text)
+    seen.add((refusal.code, variant(refusal.code, refusal.params)))
+
+
+def test_the_engines_reason_is_the_catalogues_english() -> None:
+    seen: set[tuple[str, str]] = set()
+    for seed in range(2):
+        rng = random.Random(seed)
+        for rules in (Rules(), Rules("any-club", "upfront", 10)):
+            game = Game.new(rng, rules)
+            while not game.is_over:
+                for seat in SEATS:
+                    for card in (0, 13, 25, 38, 51, *game.hand(seat)[:4]):
+                        _check(game.why_not(card, seat), seen)
+                _check(game.why_not("QD"), seen)
+                if game.discard_due is not None:
+                    for card, seat in (
+                        (game.hand(game.discard_due)[0], (game.discard_due + 1) % 4),
+                        (52, None),
+                        (game.hand((game.discard_due + 1) % 4)[0], None),
+                    ):
+                        with pytest.raises(IllegalMove) as info:
+                            game.discard(card, seat)
+                        _check(info.value.refusal, seen)
+                    game.discard_random(rng)
+                elif game.phase == "deal":
+                    _check(game.why_not(0), seen)
+                    with pytest.raises(IllegalMove) as info:
+                        game.deal([[0] * 13] * 4)
+                    _check(info.value.refusal, seen)
+                    game.deal(rng=rng)
+                else:
+                    with pytest.raises(IllegalMove) as info:
+                        game.discard(0)
+                    _check(info.value.refusal, seen)
+                    with pytest.raises(IllegalMove) as info:
+                        game.deal(rng=rng)
+                    _check(info.value.refusal, seen)
+                    game.play(rng.choice(game.legal_cards()))
+            _check(game.why_not(0), seen)
+    every = {(code, v) for code in _engine_codes() for v in CAT["en"]["messages"][code]}
+    # Bad deals and a third lock are rare in random games (the rules tests make them); the
+    # engine names no viewer ("you") and always gives the seat (the server may not: "bare").
+    rare = {
+        (c, v)
+        for c, v in every
+        if c == "bad-deal" or (c, v) == ("locked", "more") or v in ("you", "bare")
+    }
+    assert every - rare <= seen, sorted(every - rare - seen)
+
+
+@pytest.mark.parametrize(
+    "deal, why",
+    [
+        ([[0] * 13] * 3, "seats"),
+        ([list(range(13)), list(range(13, 26)), list(range(26, 39)), list(range(39, 51))], "count"),
+        (
+            [[52, *range(1, 13)], list(range(13, 26)), list(range(26, 39)), list(range(39, 52))],
+            "not-a-card",
+        ),
+        ([list(range(13)), [0, *range(14, 26)], list(range(26, 39)), list(range(39, 52))], "twice"),
+    ],
+)
+def test_a_bad_deal_is_worded_from_its_params(deal: list[list[int]], why: str) -> None:
+    with pytest.raises(IllegalMove) as info:
+        Game(Rules(), 0).deal(deal)
+    refusal = info.value.refusal
+    assert (refusal.code, refusal.params["why"]) == ("bad-deal", why)
+    assert info.value.reason == refusal.reason == message("bad-deal", refusal.params)
+
+
+def test_picture_rank_never_offers_a_club_already_in_the_trick() -> None:
+    c = parse_card
+    # West leads the K♠, North (void in spades) plays the K♣: East holds spades and a 5♣.
+    west = [c("KS"), *range(13, 25)]
+    north = [c("KC"), *range(26, 38)]
+    east = [c("2S"), c("5C"), c("AD"), *range(40, 50)]
+    south = [x for x in range(52) if x not in {*west, *north, *east}]
+    game = Game(Rules(), 0)
+    game.deal([south, west, north, east])
+    assert game.turn == 1
+    game.play(c("KS"))
+    game.play(c("KC"))
+    refusal = game.why_not(c("5C"))
+    assert refusal is not None and refusal.code == "picture-rank"
+    assert refusal.params["cards"] == []
+    assert "already on the table" in refusal.reason

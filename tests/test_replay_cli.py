@@ -287,7 +287,7 @@ def test_a_missing_discard() -> None:
     key, i = MISSING_DISCARD
     out = illegal(key)
     assert (out["hand"], out["event"], out["rule"]) == (0, i, "R10")
-    assert "discard is due" in out["reason"]
+    assert "must first take a card" in out["reason"]
 
 
 def test_a_discard_from_the_wrong_seat() -> None:
@@ -422,7 +422,7 @@ def test_the_options_of_the_record_decide() -> None:
     h, i = LOCK_OF_TWO
     out = illegal(AS_UPFRONT)
     assert (out["hand"], out["rule"]) == (h, "R10")
-    assert out["event"] == i + 1 and "discard is due" in out["reason"]
+    assert out["event"] == i + 1 and "must first take a card" in out["reason"]
 
 
 def test_no_traceback_when_standard_output_is_not_utf8() -> None:

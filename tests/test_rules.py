@@ -366,7 +366,7 @@ def test_r7_a_picture_on_the_table_allows_the_club_of_its_rank(rules: Rules, pic
         else:
             err = refused(game, other)
             assert (err.code, err.rule) == ("picture-rank", "R7")
-            assert f"{picture[0]}♣" in err.reason and "rank on the table" in err.reason
+            assert f"{picture[0]}♣" in err.reason and "picture exception" in err.reason
     play(game, same)
     assert game.view(S).voids[N] == 0  # a club under the exception shows no void
 
@@ -898,7 +898,7 @@ def refusal_cases() -> list[tuple[str, Game, str, int | None, str, str, str]]:
     out.append(("lost to lockup", g, card_str(lost), S, "not-in-hand", "R4", "lockup took it"))
     g = new_game({S: "QS", W: "3C", N: "9C", E: "2S"}, dealer=3, only={W: "CDH", N: "CDH"})
     play(g, "QS 3C 9C 2S")
-    out.append(("discard due", g, card_str(g.hand(W)[0]), W, "discard-due", "R10", "discard"))
+    out.append(("discard due", g, card_str(g.hand(W)[0]), W, "discard-due", "R10", "take a card"))
     g = random_game(1, Rules(target=10))
     out.append(("game over", g, "2C", None, "game-over", "R15", "over"))
     g = new_game({}, dealer=0)

@@ -167,7 +167,7 @@ class LocalGame:
         try:
             card = parse_card(code)
         except ValueError:
-            return Refusal("not-a-card", "R2", f"{code!r} is not a card.")
+            return Refusal("not-a-card", "R2", {"value": repr(code)})
         refusal = self.game.why_not(card, HUMAN)
         if refusal is not None:
             return refusal
