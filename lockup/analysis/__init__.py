@@ -59,8 +59,7 @@ ACCURACY_SCALE = 0.5
 """Accuracy of one decision: ``100 * exp(-loss / ACCURACY_SCALE)`` (loss in tricks)."""
 
 DECISIONS_PER_WORKER = 8
-"""By default, a worker process for every this many decisions at most (up to the CPUs):
-a worker spends about a second loading the search kernel before its first decision."""
+"""By default, a worker process for every this many decisions at most (up to the CPUs)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: decisions analysed so far, out of all."""
@@ -463,10 +462,10 @@ def analyse(
     bytes) or a :class:`~lockup.engine.Game` created with ``record=True``. Budget per
     decision: ``iterations`` sampled deals (default :data:`DEFAULT_ITERATIONS` when no
     ``time_per_move`` is given), or ``time_per_move`` seconds, or whichever ends first.
-    ``workers`` processes (spawned; default: the number of CPUs, but no more than one per
-    :data:`DECISIONS_PER_WORKER` decisions, since each worker first loads the search
-    kernel; 1 runs in this process) analyse decisions at once; the result does not depend
-    on their number. ``progress(done, total)`` is called as each decision is done. Raises
+    ``workers`` processes (default: the number of CPUs, but no more than one per
+    :data:`DECISIONS_PER_WORKER` decisions; 1 runs in this process) analyse decisions at
+    once, forked from a fork server that has loaded the search kernel (:func:`_context`);
+    the result does not depend on their number. ``progress(done, total)`` is called as each decision is done. Raises
     :class:`~lockup.record.RecordError` for what is not a record,
     :class:`~lockup.record.IllegalRecord` for one that breaks a rule, and
     :class:`ValueError` for a bad seat or budget.
@@ -507,13 +506,26 @@ def analyse(
             if progress is not None:
                 progress(i + 1, total)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+        with concurrent.futures.ProcessPoolExecutor(n_workers, mp_context=_context()) as pool:
             _run_on(pool, tasks, results, progress)
     decisions = [d for d in results if d is not None]
     return _summarise(
         seat, players[seat], iterations, time_per_move, seed, decisions, n_workers, start
     )
+
+
+def _context() -> Any:
+    """The workers' start method: ``forkserver`` where there is one (workers forked from a
+    fresh single-threaded server that has loaded the search kernel once, see
+    :mod:`lockup.analysis._preload`; safe in a threaded caller such as a web server),
+    else ``spawn`` (each worker loads the kernel itself)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")  # pragma: no cover - not POSIX
+    ctx = multiprocessing.get_context("forkserver")
+    # Ignored when this process's fork server is already running (it then has the
+    # kernel loaded from an earlier analysis, or its workers load it themselves).
+    ctx.set_forkserver_preload([__name__ + "._preload"])
+    return ctx
 
 
 def _run_on(
