@@ -32,9 +32,13 @@ pytestmark = [
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-PREFS = "localStorage.setItem('lockup.guide', 'seen'); localStorage.setItem('lockup.speed', 'instant');"
+PREFS = (
+    "localStorage.setItem('lockup.guide', 'seen'); localStorage.setItem('lockup.speed', 'instant');"
+)
 UNPACED = ("--bot-delay", "0", "--bot-jitter", "0", "--new-games-per-address", "0")
 SIZES = {"wide": (1366, 657), "phone": (390, 844)}
+SMALL = (1024, 600)
+"""Pages that are not photographed draw a smaller window (less to paint on a busy machine)."""
 
 STATUS_JS = """() => ({
   over: !!document.querySelector('#dlg-over[open]'),
@@ -73,12 +77,14 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Person:
     """A browser context of its own (its own cookie): its pages, every frame they got."""
 
-    def __init__(self, browser: Any, server: Server, name: str) -> None:
+    def __init__(
+        self, browser: Any, server: Server, name: str, size: tuple[int, int] = SMALL
+    ) -> None:
         self.name = name
         self.ctx = browser.new_context(
             base_url=server.url,
             locale="en-US",
-            viewport={"width": SIZES["wide"][0], "height": SIZES["wide"][1]},
+            viewport={"width": size[0], "height": size[1]},
             reduced_motion="reduce",
         )
         self.ctx.add_init_script(PREFS)
@@ -102,7 +108,9 @@ class Person:
         self.ctx.close()
 
 
-def create_room(host: Person, *, grace: int | None = None, timer: int = 0, public: bool = False) -> dict[str, str]:
+def create_room(
+    host: Person, *, grace: int | None = None, timer: int = 0, public: bool = False
+) -> dict[str, str]:
     """The host makes a room with "Play with friends": target 10, random computers."""
     page = host.page
     page.goto("/")
@@ -153,10 +161,17 @@ def seated_names(page: Any) -> list[str]:
 def start(host: Person, others: list[Person]) -> None:
     host.page.click("#room-start")
     for p in [host, *others]:
-        p.page.wait_for_function("() => document.body.dataset.room === 'playing' && document.body.dataset.game !== ''")
+        p.page.wait_for_function(
+            "() => document.body.dataset.room === 'playing' && document.body.dataset.game !== ''"
+        )
 
 
-def play(players: list[Person], rng: random.Random, until: Callable[[], bool] | None = None, timeout: float = 150) -> None:
+def play(
+    players: list[Person],
+    rng: random.Random,
+    until: Callable[[], bool] | None = None,
+    timeout: float = 150,
+) -> None:
     """Each page clicks a legal card when it may and closes hand summaries, until every
     page shows the game's end (or ``until()``)."""
     deadline = time.monotonic() + timeout
@@ -217,7 +232,9 @@ def leaks(person: Person, db: Path) -> tuple[list[str], int]:
         shown = set(view.get("hand", [])) | set(view.get("legal", []))
         if you is None:
             if shown or view.get("seat") is not None:
-                out.append(f"frame {i}: a spectator's view holds {sorted(shown)} (seat {view.get('seat')})")
+                out.append(
+                    f"frame {i}: a spectator's view holds {sorted(shown)} (seat {view.get('seat')})"
+                )
             continue
         mine = deals[game][view["hand_number"]][you]
         if not shown <= mine:
@@ -240,7 +257,7 @@ def shoot(page: Any, shots: Path, name: str) -> None:
         path = shots / f"rooms-{name}-{size}.png"
         page.screenshot(path=str(path))
         print(f"screenshot: {path}")
-    page.set_viewport_size({"width": SIZES["wide"][0], "height": SIZES["wide"][1]})
+    page.set_viewport_size({"width": SMALL[0], "height": SMALL[1]})
 
 
 def rematch(people: list[Person]) -> None:
@@ -252,7 +269,7 @@ def rematch(people: list[Person]) -> None:
         if i < len(people) - 1:
             # Who asked shows at the others' tables.
             other = people[-1].page
-            other.wait_for_selector(f'#room-seats li[data-seat] .tag.rematch >> nth={i}')
+            other.wait_for_selector(f"#room-seats li[data-seat] .tag.rematch >> nth={i}")
     for p in people:
         p.page.wait_for_function(
             "(old) => document.body.dataset.game !== old && document.body.dataset.room === 'playing'"
@@ -264,7 +281,9 @@ def rematch(people: list[Person]) -> None:
 # ------------------------------------------------------------------ the scenarios
 
 
-def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server, shots: Path) -> None:
+def test_two_people_spectator_chat_takeover_rematch(
+    browser: Any, server: Server, shots: Path
+) -> None:
     """Host and one guest (two computers) and a spectator: chat, reactions, the guest's
     page closed (the computer's badge after the grace), reopened (taken back), the game
     to its end, a rematch; screenshots of the waiting room, the game and the spectator."""
@@ -283,7 +302,9 @@ def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server
         shoot(host.page, shots, "waiting-host")
         shoot(guest.page, shots, "waiting-guest")
         start(host, [guest])
-        fan.page.wait_for_function("() => document.body.dataset.room === 'playing' && document.body.dataset.phase !== ''")
+        fan.page.wait_for_function(
+            "() => document.body.dataset.room === 'playing' && document.body.dataset.phase !== ''"
+        )
         # Names from the room, not the computers' names.
         host.page.wait_for_selector("#seat-left .name >> text=Bo <b>")
         assert fan.page.locator("#hand button.card").count() == 0
@@ -301,14 +322,26 @@ def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server
         host.page.wait_for_selector('#seat-left .reaction-bubble[data-reaction="👏"]')
         fan.page.wait_for_selector('.reaction-bubble[data-reaction="👏"]')
         assert fan.page.locator("#room-chat").is_hidden()
-        play([host, guest, fan], rng, until=lambda: host.page.evaluate("Number(document.body.dataset.version)") > 12)
+        play(
+            [host, guest, fan],
+            rng,
+            until=lambda: host.page.evaluate("Number(document.body.dataset.version)") > 12,
+        )
         shoot(host.page, shots, "game-host")
         shoot(fan.page, shots, "spectator")
         # The guest's page closes: after the grace the computer plays their seat, visibly.
         guest.page.close()
         host.page.wait_for_selector("#seat-left .presence.off", timeout=10_000)
-        play([host, fan], rng, until=lambda: host.page.locator("#seat-left .away-badge").count() > 0, timeout=40)
-        assert host.page.locator("#seat-left .away-badge").text_content() == "computer until they return"
+        play(
+            [host, fan],
+            rng,
+            until=lambda: host.page.locator("#seat-left .away-badge").count() > 0,
+            timeout=40,
+        )
+        assert (
+            host.page.locator("#seat-left .away-badge").text_content()
+            == "computer until they return"
+        )
         shoot(host.page, shots, "away")
         # They come back and take the seat again.
         guest.page = guest.new_page()
@@ -316,8 +349,10 @@ def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server
         play(
             [host, guest, fan],
             rng,
-            until=lambda: host.page.locator("#seat-left .away-badge").count() == 0
-            and host.page.locator("#seat-left .presence.on").count() == 1,
+            until=lambda: (
+                host.page.locator("#seat-left .away-badge").count() == 0
+                and host.page.locator("#seat-left .presence.on").count() == 1
+            ),
             timeout=60,
         )
         play([host, guest, fan], rng)
@@ -329,7 +364,8 @@ def test_two_people_spectator_chat_takeover_rematch(browser: Any, server: Server
         assert any(f.get("event", {}).get("kind") == "reclaim" for f in host.frames)
         rematch([host, guest])
         fan.page.wait_for_function(
-            "(g) => document.body.dataset.game === g", arg=host.page.evaluate("document.body.dataset.game")
+            "(g) => document.body.dataset.game === g",
+            arg=host.page.evaluate("document.body.dataset.game"),
         )
         assert_no_leaks([host, guest, fan], server.db)
     finally:
