@@ -455,6 +455,7 @@ def analyse(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
+    executor: concurrent.futures.Executor | None = None,
 ) -> Analysis:
     """Analyse every card ``seat`` played in a game (see the module's description).
 
@@ -465,7 +466,10 @@ def analyse(
     ``workers`` processes (default: the number of CPUs, but no more than one per
     :data:`DECISIONS_PER_WORKER` decisions; 1 runs in this process) analyse decisions at
     once, forked from a fork server that has loaded the search kernel (:func:`_context`);
-    the result does not depend on their number. ``progress(done, total)`` is called as each decision is done. Raises
+    the result does not depend on their number. ``executor``: an executor of the caller's
+    to run the decisions in instead (a server's own low-priority worker process, so that
+    no search ever runs in its event loop's process); ``workers`` is then ignored.
+    ``progress(done, total)`` is called as each decision is done. Raises
     :class:`~lockup.record.RecordError` for what is not a record,
     :class:`~lockup.record.IllegalRecord` for one that breaks a rule, and
     :class:`ValueError` for a bad seat or budget.
@@ -500,7 +504,9 @@ def analyse(
     results: list[Decision | None] = [None] * total
     if progress is not None:
         progress(0, total)
-    if n_workers == 1:
+    if executor is not None:
+        _run_on(executor, tasks, results, progress)
+    elif n_workers == 1:
         for i, task in enumerate(tasks):
             results[i] = _analyse_one(task)
             if progress is not None:

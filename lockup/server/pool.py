@@ -127,7 +127,7 @@ class _Batcher:
         job.add_done_callback(finished)
 
 
-def _start_worker(parent: int, niceness: int = 0) -> None:
+def start_worker(parent: int, niceness: int = 0) -> None:
     """Worker process start: exit as soon as the server process is gone (even killed);
     lower the CPU priority by ``niceness`` (hint workers yield to bots); load the expert's
     compiled search, so that no move or hint ever waits for it."""
@@ -179,7 +179,7 @@ class _ProcessPool:
                 self._procs = ProcessPoolExecutor(
                     max_workers=self.size,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_worker,
+                    initializer=start_worker,
                     initargs=(os.getpid(), self.niceness),
                 )
             return self._procs

@@ -20,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import multiprocessing
+import os
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -105,8 +107,10 @@ def finished_part(record: dict[str, Any], hands_done: int) -> dict[str, Any]:
 class Reviews:
     """History, review, uploads, statistics and the analysis jobs of one server.
 
-    Analyses run one at a time in a thread of their own, each in ``workers`` processes
-    (:func:`lockup.analysis.analyse`), so a review never holds the event loop.
+    Analyses run one at a time, driven from a thread of their own, their decisions
+    searched in ``workers`` worker processes of their own at a lower CPU priority
+    (:func:`lockup.analysis.analyse` with this executor): no search runs in the server's
+    process, so an analysis never holds the event loop, and bots' moves come first.
     """
 
     def __init__(
@@ -122,6 +126,7 @@ class Reviews:
         """Sampled deals per decision (None: the analysis's default)."""
         self._analyse = analyse
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lockup-analysis")
+        self._procs: ProcessPoolExecutor | None = None
         self._progress: dict[tuple[str, int], float] = {}
         self._jobs: dict[tuple[str, int], asyncio.Future[None]] = {}
         self._games: OrderedDict[str, tuple[dict[str, Any], Game, list[Any]]] = OrderedDict()
@@ -129,6 +134,21 @@ class Reviews:
     def close(self) -> None:
         """Stop taking analyses (one under way is abandoned)."""
         self._thread.shutdown(wait=False, cancel_futures=True)
+        if self._procs is not None:
+            self._procs.shutdown(wait=False, cancel_futures=True)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        """The analyses' worker processes (spawned, niced, each exits with the server)."""
+        if self._procs is None:
+            from .pool import HINT_NICENESS, start_worker
+
+            self._procs = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=start_worker,
+                initargs=(os.getpid(), HINT_NICENESS),
+            )
+        return self._procs
 
     # ------------------------------------------------------------------ reading games
 
@@ -359,7 +379,9 @@ class Reviews:
                 analyse = analyse_fn
             self._progress[key] = 0.0
             budget = {} if self.iterations is None else {"iterations": self.iterations}
-            result: Any = analyse(record, seat, workers=self.workers, progress=progress, **budget)
+            result: Any = analyse(
+                record, seat, progress=progress, executor=self._executor(), **budget
+            )
             to_dict = getattr(result, "to_dict", None)
             out: dict[str, Any] = to_dict() if callable(to_dict) else dict(result)
             return out
