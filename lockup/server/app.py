@@ -348,7 +348,8 @@ async def api_analysis(request: Request) -> Response:
             return JSONResponse(await reviews.start_analysis(game_id, token))
         review = await reviews.review(game_id, token)
     except ProtocolError as e:
-        return _error(409 if e.code == "no-hand-yet" else 403, e)
+        status = {"no-hand-yet": 409, "analysis-busy": 503}.get(e.code, 403)
+        return _error(status, e)
     return JSONResponse(review["analysis"])
 
 

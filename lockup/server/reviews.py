@@ -52,6 +52,8 @@ HISTORY_LIMIT = 200
 """The most games the history lists."""
 MAX_UPLOAD = 256 * 1024
 """The largest record a player may upload, in bytes."""
+MAX_JOBS = 16
+"""Analyses waiting or under way at once, in the whole server; more are refused."""
 
 
 def _now() -> datetime:
@@ -343,6 +345,10 @@ class Reviews:
             return current
         if current["status"] == "done" and current["hands"] >= done:
             return current
+        if len(self._jobs) >= MAX_JOBS:
+            raise ProtocolError(
+                "analysis-busy", "The server is busy with other analyses: try again later."
+            )
         part = finished_part(record, done)
         await self.store.write(self._op_status(game_id, seat, done, "running", None))
         self._progress.pop(key, None)
