@@ -332,6 +332,11 @@ def test_two_people_spectator_chat_takeover_rematch(
         # The guest's page closes: after the grace the computer plays their seat, visibly.
         guest.page.close()
         host.page.wait_for_selector("#seat-left .presence.off", timeout=10_000)
+        # Said to a screen reader too.
+        host.page.wait_for_function(
+            "() => [...document.querySelectorAll('#announcer p')]"
+            ".some((p) => p.textContent === 'Bo <b> has lost the connection.')"
+        )
         play(
             [host, fan],
             rng,

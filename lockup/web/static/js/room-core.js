@@ -62,6 +62,7 @@ export function roomOptions(f) {
  * @property {number} version the version it started at
  * @property {number} limit seconds
  * @property {number} deadline the page's clock (ms) when it runs out
+ * @property {boolean} [warned] the person was told their time is running out
  */
 
 /**

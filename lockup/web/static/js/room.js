@@ -256,6 +256,14 @@ class RoomPage {
     }
     S.seat = /** @type {any} */ (you);
     if (before && before.status === "open" && room.status === "playing") api.announce(t("room.started"));
+    // Presence, said: someone's page closed or opened again.
+    if (before) {
+      for (const s of room.seats) {
+        const was = before.seats[s.seat];
+        if (s.kind !== "person" || !was || was.kind !== "person" || s.seat === you || was.connected === s.connected) continue;
+        api.announce(t(s.connected ? "room.online" : "room.offline", { name: s.name || seatLabel(s.seat) }));
+      }
+    }
     this.applyNames();
     api.render();
   }
@@ -343,6 +351,10 @@ class RoomPage {
       const clockOn = !!c && c.seat === seat && !!S.view && S.view.phase === "play" && S.view.turn === seat;
       const left = clockOn && c ? secondsLeft(c, now) : -1;
       if (clockOn) parts.push(`c${left}`);
+      if (clockOn && c && seat === S.seat && left === 10 && !c.warned) {
+        c.warned = true;
+        this.api?.announce(t("room.clockWarn", { n: left }));
+      }
       const r = this.reactions.get(seat);
       const reaction = r && r.until > now ? r.reaction : "";
       if (reaction) parts.push(`r${reaction}`);
@@ -632,6 +644,7 @@ function buildCreateDialog() {
     h(
       "div",
       { className: "dialog-buttons" },
+      h("a", { className: "button", href: "/lobby", id: "room-lobby", "data-i18n": "lobby.title" }),
       h("button", { type: "button", id: "room-cancel", "data-i18n": "btn.cancel" }),
       h("button", { type: "submit", id: "room-create", className: "primary", "data-i18n": "room.create" }),
     ),
