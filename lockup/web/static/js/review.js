@@ -46,7 +46,7 @@ import { cardInText, esc, indexOf, nameCard } from "./text.js";
  * @property {GameRecord} record
  * @property {ReviewTrick[]} tricks hand by hand from the server, made one list here
  * @property {HandSummary[]} summaries
- * @property {{status: string, progress: number, result: Analysis | null}} analysis
+ * @property {{status: string, progress: number, hands?: number, result: Analysis | null}} analysis
  */
 
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -230,6 +230,7 @@ function renderAnalysis(hand, dec) {
   const a = R.analysis;
   const running = R.status === "queued" || R.status === "running";
   /** @type {HTMLElement} */ ($("#progress-box")).hidden = !running;
+  if (running) document.body.dataset.progressShown = "true";
   const pct = progressPercent(R.progress);
   /** @type {HTMLProgressElement} */ ($("#progress")).value = pct;
   $("#progress-text").textContent = `${pct} %`.replace(" ", language() === "fr" ? "\u202f" : "");
@@ -437,9 +438,10 @@ function bindKeys() {
 
 // ------------------------------------------------------------------ analysis
 
-/** @param {{status: string, progress?: number, result?: Analysis | null}} a */
+/** @param {{status: string, progress?: number, hands?: number, result?: Analysis | null}} a */
 function takeAnalysis(a) {
   R.status = a.status;
+  if (typeof a.hands === "number") document.body.dataset.analysedHands = String(a.hands);
   R.progress = a.progress ?? 0;
   if (a.result) {
     R.analysis = a.result;
@@ -470,6 +472,17 @@ async function startAnalysis() {
     R.error = errorText(err);
   }
   render();
+}
+
+/**
+ * Whether to ask for the analysis: never asked, or done for fewer hands than are finished
+ * now (the server then analyses the hands since; asking is harmless when it needs not).
+ * @param {Review} d
+ */
+function needsAnalysis(d) {
+  if (R.status === "none") return true;
+  const hands = d.analysis?.hands;
+  return R.status === "done" && typeof hands === "number" && hands < d.record.hands.length;
 }
 
 /** @param {unknown} err */
@@ -545,7 +558,7 @@ async function main() {
   }
   redraw();
   document.body.dataset.ready = "true";
-  if (R.data && R.status === "none") startAnalysis();
+  if (R.data && needsAnalysis(R.data)) startAnalysis();
 }
 
 main();
