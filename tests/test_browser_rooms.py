@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, Server, parse_frames
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, Server, card_strings, parse_frames
 
 pytestmark = [
     pytest.mark.browser,
@@ -195,26 +195,36 @@ def play(
     raise AssertionError("the room's game did not reach the expected point in time")
 
 
-def stored_deals(db: Path, game: str) -> list[list[set[str]]]:
-    """Each hand's four dealt hands of a stored game (card codes)."""
+def stored_hands(db: Path, game: str) -> list[dict[str, Any]]:
+    """Each hand of a stored game: its four dealt hands (card codes) and its cards in the
+    order they left the hands (plays and lockup's discards)."""
     con = sqlite3.connect(db)
     try:
         rows = con.execute(
-            "SELECT data FROM actions WHERE game_id = ? AND kind = 'deal' ORDER BY seq", (game,)
+            "SELECT kind, data FROM actions WHERE game_id = ? ORDER BY seq", (game,)
         ).fetchall()
     finally:
         con.close()
-    return [[set(h) for h in json.loads(r[0])] for r in rows]
+    hands: list[dict[str, Any]] = []
+    for kind, data in rows:
+        if kind == "deal":
+            hands.append({"deal": [set(h) for h in json.loads(data)], "out": []})
+        else:
+            hands[-1]["out"].append(data)
+    return hands
 
 
 def leaks(person: Person, db: Path) -> tuple[list[str], int]:
-    """Hidden cards of other seats in any frame this person's pages got in the room (the
-    seat is the room frame's ``you`` at the time; a spectator's views must hold no card),
-    and how many views were checked."""
+    """Hidden cards in any frame this person's pages got in the room, and how many views
+    were checked. The seat is the room frame's ``you`` at the time (None: a spectator).
+    A frame's view holds only that seat's dealt cards in ``hand`` and ``legal`` (none for
+    a spectator), and every card anywhere in the frame is the seat's own or has left a
+    hand already: for a view of hand h, ``52 - sum(hand_sizes)`` cards have, the first
+    that many of the stored hand."""
     out: list[str] = []
     game: str | None = None
     you: int | None = None
-    deals: dict[str, list[list[set[str]]]] = {}
+    stored: dict[str, list[dict[str, Any]]] = {}
     checked = 0
     for i, f in enumerate(person.frames):
         if f.get("type") == "room":
@@ -226,19 +236,20 @@ def leaks(person: Person, db: Path) -> tuple[list[str], int]:
             continue
         if game is None:
             continue  # the solo table the host made the room from
-        if game not in deals:
-            deals[game] = stored_deals(db, game)
+        if game not in stored:
+            stored[game] = stored_hands(db, game)
         checked += 1
+        hand = stored[game][view["hand_number"]]
+        mine = hand["deal"][you] if you is not None else set()
         shown = set(view.get("hand", [])) | set(view.get("legal", []))
-        if you is None:
-            if shown or view.get("seat") is not None:
-                out.append(
-                    f"frame {i}: a spectator's view holds {sorted(shown)} (seat {view.get('seat')})"
-                )
-            continue
-        mine = deals[game][view["hand_number"]][you]
+        if you is None and view.get("seat") is not None:
+            out.append(f"frame {i}: a spectator's view is seat {view.get('seat')}'s")
         if not shown <= mine:
-            out.append(f"frame {i}: seat {you} sees {sorted(shown - mine)}")
+            out.append(f"frame {i}: seat {you} is shown {sorted(shown - mine)}")
+        public = set(hand["out"][: 52 - sum(view["hand_sizes"])])
+        for c in card_strings(f, skip=("summaries", "summary")):
+            if c not in mine and c not in public:
+                out.append(f"frame {i} ({f.get('type')}): {c} is hidden from seat {you}")
     return out, checked
 
 
