@@ -81,7 +81,9 @@ def source_package(name: str = "lockup_source") -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
     package = ModuleType(name)
-    package.__path__ = []
+    # The package's other modules (what the engine imports besides COMPILED, such as
+    # lockup.refusals) come from their sources in lockup/, which has no build of them.
+    package.__path__ = [str(PACKAGE)]
     sys.modules[name] = package
     for module in COMPILED:
         setattr(package, module, _run_source(module, f"{name}.{module}", name, register=True))

@@ -103,7 +103,6 @@ _PIC_CLUB_BIT: Final = [
 ]
 _RANK: Final = [c % 13 for c in range(52)]
 _NEXT_TRICK: Final = "next-trick"
-_BIT: Final = [1 << c for c in range(52)]
 _DECK_RANGE: Final = range(52)
 _SUIT: Final = [c // 13 for c in range(52)]
 _LEFT: Final = (1, 2, 3, 0)
@@ -303,6 +302,14 @@ class HandLog:
     events: list[tuple[str, int, Card]] = field(default_factory=list)
 
 
+def _mask_of(cards: list[Card]) -> CardMask:
+    """The mask of a seat's dealt cards (compiled, a loop of machine-word operations)."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
 _PUBLIC_STATE: dict[str, str] = {
     "phase": "What the game waits for: a :class:`Phase`.",
     "totals": "Each seat's game total of the finished hands (R13).",
@@ -455,7 +462,12 @@ class Game:
             self.dealer = (self.dealer + 1) % 4  # R3
             self._reset_hand()
         self.hand_number += 1
-        self.hands = [sum(map(_BIT.__getitem__, cs)) for cs in dealt]
+        self.hands = [
+            _mask_of(dealt[0]),
+            _mask_of(dealt[1]),
+            _mask_of(dealt[2]),
+            _mask_of(dealt[3]),
+        ]
         if self.log is not None:
             self.log.append(HandLog(self.dealer, dealt))
         self._start_trick()
