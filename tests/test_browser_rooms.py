@@ -158,8 +158,9 @@ def seated_names(page: Any) -> list[str]:
     return page.locator("#room-seats li .seat-name").all_text_contents()
 
 
-def start(host: Person, others: list[Person]) -> None:
-    host.page.click("#room-start")
+def start(host: Person, others: list[Person], click: bool = True) -> None:
+    if click:
+        host.page.click("#room-start")
     for p in [host, *others]:
         p.page.wait_for_function(
             "() => document.body.dataset.room === 'playing' && document.body.dataset.game !== ''"
@@ -401,10 +402,15 @@ def test_three_people_turn_timer_and_removal(browser: Any, server: Server, shots
         join(dee, links["invite"])
         host.page.wait_for_selector('#room-seats li[data-seat="3"][data-kind="person"]')
         assert seated_names(host.page) == ["Ann", "Cy", "Bo", "Dee"]
-        host.page.click('#room-seats button[data-remove="3"]')
+        # By keyboard: Remove, then Start; the focus then goes to the hand.
+        host.page.focus('#room-seats button[data-remove="3"]')
+        host.page.keyboard.press("Enter")
         host.page.wait_for_selector('#room-seats li[data-seat="3"][data-kind="empty"]')
         dee.page.wait_for_selector("body.watching")
-        start(host, [bo, cy])
+        host.page.focus("#room-start")
+        host.page.keyboard.press("Enter")
+        start(host, [bo, cy], click=False)
+        host.page.wait_for_function("() => !!document.activeElement?.closest('#hand')")
         # The countdown of the person whose card it is, at every seated table.
         for p in (host, bo, cy):
             p.page.wait_for_selector(".clock-chip[data-clock]", timeout=20_000)

@@ -470,6 +470,16 @@ class RoomPage {
     const key = JSON.stringify([room, this.spectator, t("you"), S.seat]);
     if (key === this.drawnKey) return;
     this.drawnKey = key;
+    // The parts below are rebuilt: a button that had the keyboard's focus gets it back.
+    const active = document.activeElement;
+    let refocus = "";
+    if (active && active !== document.body && this.panel.contains(active)) {
+      const a = /** @type {HTMLElement} */ (active);
+      if (a.dataset.remove) refocus = `[data-remove="${a.dataset.remove}"]`;
+      else if (a.dataset.copy) refocus = `[data-copy="${a.dataset.copy}"]`;
+      else if (a.classList.contains("room-rematch")) refocus = "#room-actions .room-rematch";
+      else if (a.id) refocus = `#${a.id}`;
+    }
     document.body.dataset.room = room.status;
     document.body.classList.toggle("room-waiting", room.status === "open");
     const me = this.spectator ? null : room.you;
@@ -539,6 +549,12 @@ class RoomPage {
     // Chat: for the people seated, once the game is on.
     const chat = /** @type {HTMLElement} */ (document.querySelector("#room-chat"));
     chat.hidden = me == null || room.game == null;
+    if (refocus && !this.panel.contains(document.activeElement)) {
+      const again = /** @type {HTMLElement | null} */ (this.panel.querySelector(refocus));
+      // The Start button is gone once the game is on: the keyboard goes to the hand.
+      if (again) again.focus();
+      else if (refocus === "#room-start") /** @type {HTMLElement | null} */ (document.querySelector("#hand"))?.focus();
+    }
   }
 
   /** The game-over dialog: Rematch instead of a solo New game. */
