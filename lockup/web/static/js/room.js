@@ -301,7 +301,10 @@ class RoomPage {
         return;
       case "play":
         if (ev.by === "computer" && ev.seat !== S.seat) api.announce(t("room.computerPlayed", { name: name(ev.seat) }));
-        else if (ev.by === "computer") api.showMessage(t("room.computerPlayedYou"), "info");
+        else if (ev.by === "computer") {
+          api.showMessage(t("room.computerPlayedYou"), "info");
+          api.announce(t("room.computerPlayedYou"));
+        }
         return;
       default:
     }
