@@ -93,7 +93,7 @@ def shoot(page: Any, shots: Path, name: str, full: bool = False) -> None:
     page.set_viewport_size({"width": 1366, "height": 657})
 
 
-def wait_analysis(page: Any, timeout: float = 150) -> list[str]:
+def wait_analysis(page: Any, timeout: float = 300) -> list[str]:
     """Wait until the page's analysis is done for every hand it shows; the statuses and
     progress texts seen."""
     seen: list[str] = []

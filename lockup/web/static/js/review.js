@@ -10,7 +10,7 @@
 import { PALETTES, faceURL, miniURL, sortHand } from "./cards.js";
 import { language, readPref, t } from "./i18n.js";
 import { lineChart } from "./charts.js";
-import { $, ApiError, getJSON, postJSON, rulesText, seatName, startPage } from "./pagekit.js";
+import { $, ApiError, getJSON, postJSON, rulesShort, rulesText, seatName, startPage } from "./pagekit.js";
 import {
   buildSteps,
   decisionAt,
@@ -531,7 +531,9 @@ function redraw() {
   }
   if (!d) return;
   $("#title").textContent = d.over ? t("review.titleOver") : t("review.titleSoFar");
-  $("#subtitle").textContent = `${d.players.map((_, s) => who(s)).join(", ")} · ${rulesText(d.rules)}`;
+  const sub = $("#subtitle");
+  sub.textContent = `${d.players.map((_, s) => who(s)).join(", ")} · ${rulesShort(d.rules)}`;
+  sub.title = rulesText(d.rules);
   fillJump();
   render();
 }

@@ -133,7 +133,7 @@ function render() {
   const fig = (/** @type {string} */ key, /** @type {string} */ value) => `<div><dt>${esc(t(key))}</dt><dd>${esc(value)}</dd></div>`;
   $("#figures").innerHTML =
     fig("stats.games", String(s.games)) +
-    fig("stats.wins", `${wins} (${share(wins, s.games)})`) +
+    fig("stats.wins", s.games ? `${wins} (${share(wins, s.games)})` : "0") +
     fig("stats.tricksPerHand", num(s.per_hand?.tricks)) +
     fig("stats.lockedPerHand", num(s.per_hand?.times_locked)) +
     fig("stats.satOutPerHand", num(s.per_hand?.sat_out)) +
@@ -142,15 +142,15 @@ function render() {
   document.body.dataset.leftOut = String(s.left_out || 0);
   $("#by-level").innerHTML = groupTable(s.by_level, levelName, t("stats.level"));
   $("#by-rules").innerHTML = groupTable(s.by_rules, rulesKeyText, t("stats.rules"));
-  /** @param {string} id @param {string[]} keys @param {(k: string) => string} name */
-  const fill = (id, keys, name) => {
+  /** @param {string} id @param {string[]} keys @param {(k: string) => string} name @param {string} all */
+  const fill = (id, keys, name, all) => {
     const sel = /** @type {HTMLSelectElement} */ ($(id));
     const keep = sel.value;
-    sel.innerHTML = `<option value="">${esc(t("stats.all"))}</option>` + keys.map((k) => `<option value="${esc(k)}">${esc(name(k))}</option>`).join("");
+    sel.innerHTML = `<option value="">${esc(t(all))}</option>` + keys.map((k) => `<option value="${esc(k)}">${esc(name(k))}</option>`).join("");
     sel.value = keys.includes(keep) ? keep : "";
   };
-  fill("#f-level", [...new Set([...Object.keys(s.by_level || {}), ...s.series.map((p) => p.level)])], levelName);
-  fill("#f-rules", [...new Set([...Object.keys(s.by_rules || {}), ...s.series.map((p) => p.rules)])], rulesKeyText);
+  fill("#f-level", [...new Set([...Object.keys(s.by_level || {}), ...s.series.map((p) => p.level)])], levelName, "stats.all");
+  fill("#f-rules", [...new Set([...Object.keys(s.by_rules || {}), ...s.series.map((p) => p.rules)])], rulesKeyText, "stats.allRules");
   renderPlots();
 }
 
