@@ -151,6 +151,7 @@ def test_finish_a_game_review_it_step_by_step_then_history_and_statistics(
             assert link.is_visible() and link.get_attribute("href") == f"/review/{game}"
             if summaries == 1:
                 check_review_so_far()
+                shoot(page, shots, "table-summary")
         return state == "over"
 
     def check_review_so_far() -> None:
@@ -170,6 +171,7 @@ def test_finish_a_game_review_it_step_by_step_then_history_and_statistics(
     assert summaries >= 1
     review = page.locator("#dlg-over a.review")
     assert review.get_attribute("href") == f"/review/{game}"
+    shoot(page, shots, "table-over")
 
     # The review: opened from the game-end dialog; the analysis starts by itself.
     review.click()
