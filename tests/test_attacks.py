@@ -137,6 +137,7 @@ def test_hint_flood_leaves_bots_and_other_players_alone(server: Server) -> None:
     # Past the message rate (60 at once) the rest are dropped, with a rate-limited notice.
     assert answers.get("hint-busy", 0) >= 4 * 50, answers
     assert answers.get("rate-limited", 0) >= 4, answers
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
@@ -176,6 +177,7 @@ def test_game_creation_flood_is_rate_limited(server: Server) -> None:
     assert all("Too many new games" in r for r in reasons), reasons
     created = count_games(server.db) - before
     assert created <= 40 + 2, created  # the innocent's games too
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
@@ -277,6 +279,7 @@ def test_malformed_frames_and_bodies_get_clear_errors_and_the_socket_stays(
     log = server.log_text()[len(log_before) :]
     assert "Traceback" not in log, log[-2000:]
     assert log.count("\n") <= 5, log  # one short line, not one per message
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
@@ -370,6 +373,7 @@ def test_a_bots_delay_does_not_tell_forced_cards_from_choices(server: Server) ->
     print(f"choice {sorted(round(x, 3) for x in choice)}")
     assert 0.25 <= score <= 0.75, f"the delay tells forced cards from choices: AUC {score:.2f}"
     assert min(d for _, d in delays) >= 0.3  # every card held to the floor
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
@@ -384,6 +388,7 @@ def test_forgery_framing_and_foreign_hosts_are_refused(server: Server) -> None:
             game = forge(server, cookie, game, same_site=i == 0)
     finally:
         report = player.stop()
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
 
 
@@ -470,4 +475,5 @@ def test_a_second_server_on_the_same_file_is_refused(server: Server) -> None:
     assert second.returncode == 2, second.stderr
     assert "another lockup serve" in second.stderr and str(server.db) in second.stderr
     assert "Traceback" not in second.stderr
+    print(f"innocent: {report.summary()}")
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=2.0)
