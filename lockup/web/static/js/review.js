@@ -62,6 +62,8 @@ const R = {
   progress: 0,
   /** @type {any} */ poll: null,
   /** @type {string} */ error: "",
+  /** hands the stored analysis covers (-1: not said) */ hands: -1,
+  /** analyses asked for by this page */ asked: 0,
 };
 
 // ------------------------------------------------------------------ words
@@ -441,7 +443,10 @@ function bindKeys() {
 /** @param {{status: string, progress?: number, hands?: number, result?: Analysis | null}} a */
 function takeAnalysis(a) {
   R.status = a.status;
-  if (typeof a.hands === "number") document.body.dataset.analysedHands = String(a.hands);
+  if (typeof a.hands === "number") {
+    R.hands = a.hands;
+    document.body.dataset.analysedHands = String(a.hands);
+  }
   R.progress = a.progress ?? 0;
   if (a.result) {
     R.analysis = a.result;
@@ -455,6 +460,7 @@ async function pollAnalysis() {
   try {
     takeAnalysis(await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`));
     R.error = "";
+    maybeAnalyse();
   } catch (err) {
     R.error = errorText(err);
     R.poll = setTimeout(pollAnalysis, 3000);
@@ -481,8 +487,15 @@ async function startAnalysis() {
  */
 function needsAnalysis(d) {
   if (R.status === "none") return true;
-  const hands = d.analysis?.hands;
-  return R.status === "done" && typeof hands === "number" && hands < d.record.hands.length;
+  return R.status === "done" && R.hands >= 0 && R.hands < d.record.hands.length;
+}
+
+/** Ask for the analysis when needed: at most twice a page (once more when one already
+ * running for fewer hands ends). */
+function maybeAnalyse() {
+  if (!R.data || R.asked >= 2 || !needsAnalysis(R.data)) return;
+  R.asked++;
+  startAnalysis();
 }
 
 /** @param {unknown} err */
@@ -560,7 +573,7 @@ async function main() {
   }
   redraw();
   document.body.dataset.ready = "true";
-  if (R.data && needsAnalysis(R.data)) startAnalysis();
+  maybeAnalyse();
 }
 
 main();
