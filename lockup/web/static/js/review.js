@@ -503,6 +503,8 @@ function errorText(err) {
   if (err instanceof ApiError) {
     if (err.status === 404) return t("review.notFound");
     if (err.status === 403) return t("review.forbidden");
+    if (err.code === "analysis-busy") return t("review.busy");
+    if (err.code === "no-hand-yet") return t("review.empty");
     return err.message;
   }
   return String(err);
