@@ -136,7 +136,7 @@ def test_history_uploads_and_statistics(server: Server) -> None:
     assert by_id[uploaded]["result"]["totals"] == list(totals)
     # The uploaded game is reviewed like any other (all four hands: it is over).
     review = http.get(f"/api/games/{uploaded}/review").json()
-    assert review["over"] and review["seat"] == 2
+    assert review["over"] and review["seat"] == 2 and review["uploaded"]
     assert len(review["record"]["hands"]) == len(json.loads(record)["hands"])
     # ... but never played on: it is not a game of the table.
     assert http.get(f"/api/games/{uploaded}/record").status_code == 404

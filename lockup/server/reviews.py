@@ -293,6 +293,7 @@ class Reviews:
             "players": header.players,
             "rules": header.rules,
             "over": game.is_over,
+            "uploaded": seat[1],
             "record": finished_part(record, done),
             "tricks": tricks[:done],
             "summaries": [s.to_dict() for s in game.summaries],
