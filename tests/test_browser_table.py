@@ -223,6 +223,16 @@ def test_the_whole_table_fits_the_window(
         assert not overlaps(b, m["middle"]) or b["bottom"] <= m["middle"]["top"] + 1
     # Lost cards, if any yet, are large enough to read.
     assert all(b["width"] >= 22 for b in m["lost"]), m["lost"]
+    # The menu of other pages is in the window, and so is every button of the bar on a
+    # laptop (on narrower windows the bar scrolls sideways).
+    more = page.locator("#more > summary").bounding_box()
+    assert more is not None and more["x"] >= 0 and more["x"] + more["width"] <= width
+    if width >= 1280:
+        bar = page.evaluate(
+            "() => [...document.querySelectorAll('.topbar nav > *')]"
+            ".map((e) => e.getBoundingClientRect().right)"
+        )
+        assert max(bar) <= more["x"], (bar, more)
     assert errors == []
     ctx.close()
 
