@@ -25,6 +25,7 @@ import logging
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -452,6 +453,10 @@ class _Write:
     rows: list[dict[str, Any]]
 
 
+TOUCH_EVERY = 60.0
+"""Seconds between two updates of one game's ``updated_at`` by the writer."""
+
+
 def _touch(conn: Connection, game_ids: Sequence[str]) -> None:
     """Set ``updated_at`` of these games to now."""
     now = _now()
@@ -495,6 +500,8 @@ class Store:
         for a new database), or None when it was already at the newest."""
         self._lock: _FileLock | None = None
         self._secrets: dict[str, bytes] = {}
+        self._touched: dict[str, float] = {}
+        """When the writer last set each game's ``updated_at`` (monotonic seconds)."""
 
     # ------------------------------------------------------------------ life cycle
 
@@ -656,9 +663,24 @@ class Store:
             rows = [r for w in writes for r in w.rows]
             if rows:  # one statement for the whole batch's actions
                 conn.execute(actions_table.insert(), rows)
-                # and one for the times of their games (a few for a batch of many games)
-                _touch(conn, sorted({r["game_id"] for r in rows}))
+                # and one for the times of their games not touched for a while
+                stale = self._to_touch({r["game_id"] for r in rows})
+                if stale:
+                    _touch(conn, stale)
         self.commits += 1
+
+    def _to_touch(self, game_ids: set[str]) -> list[str]:
+        """Of these games, those whose ``updated_at`` this store has not set in the last
+        :data:`TOUCH_EVERY` seconds (it matters to the purge by the day, and rewriting a
+        game's row at every card costs more than the card's own row)."""
+        now = time.monotonic()
+        touched = self._touched
+        out = sorted(g for g in game_ids if now - touched.get(g, -TOUCH_EVERY) >= TOUCH_EVERY)
+        for g in out:
+            touched[g] = now
+        if len(touched) > 50_000:  # forget games not touched lately
+            self._touched = {g: t for g, t in touched.items() if now - t < TOUCH_EVERY}
+        return out
 
     # ------------------------------------------------------------------ reads
 
