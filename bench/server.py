@@ -277,6 +277,7 @@ def start_server(
     bot_processes: int | None,
     move_slots: int | None,
     checkout: Path | None = None,
+    settle: float = 0.0,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """``lockup serve`` (of ``checkout``, default this one) on a free port; (process, base
     URL) once it answers."""
@@ -295,6 +296,7 @@ def start_server(
             raise SystemExit("the server did not start")
         try:
             if httpx.get(url + "/healthz", timeout=1).text == "ok":
+                time.sleep(settle)
                 return proc, url
         except httpx.HTTPError:
             time.sleep(0.2)
@@ -326,6 +328,15 @@ def main() -> int:
         "same load on its server too, alternating, and print the ratios",
     )
     ap.add_argument("--rounds", type=int, default=1, help="with --peer: rounds of each (default 1)")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=8.0,
+        metavar="S",
+        help="seconds to wait once a started server answers, before the load (a server "
+        "starts its bot worker processes at once, and each loads the expert's search: "
+        "several CPU seconds; default 8)",
+    )
     ap.add_argument(
         "--rooms",
         type=int,
@@ -370,7 +381,11 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
             url = args.url.rstrip("/")
         else:
             proc, url = start_server(
-                Path(tmp.name) / "bench.sqlite", args.bot_processes, args.move_slots, checkout
+                Path(tmp.name) / "bench.sqlite",
+                args.bot_processes,
+                args.move_slots,
+                checkout,
+                args.settle,
             )
         return asyncio.run(run(args, url))
     finally:
