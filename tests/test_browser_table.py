@@ -286,7 +286,7 @@ def test_a_click_while_the_bots_cards_are_shown_waits_and_every_trick_end_is_see
     start_announcer_log(page)
     rng = random.Random(21)
     chosen = None
-    for _ in range(6):
+    for _ in range(12):
         state = wait_my_turn_or_dialog(page, timeout=30_000)
         if state == "summary":
             page.locator("#dlg-summary button.continue").click()
@@ -295,7 +295,9 @@ def test_a_click_while_the_bots_cards_are_shown_waits_and_every_trick_end_is_see
         card = rng.choice(snap["legal"])
         page.locator(f'#hand button.card[data-card="{card}"]').click(force=True)
         wait_card_gone(page, card)
-        if page.evaluate("document.body.dataset.idle") == "true":
+        try:  # the bots' cards may take a moment to arrive on a busy machine
+            page.wait_for_function("() => document.body.dataset.idle !== 'true'", timeout=1500)
+        except Exception:
             continue  # nothing being shown: try the next trick
         # The bots' cards are being shown: the player picks a card now.
         chosen = table_snapshot(page)["hand"][0]
