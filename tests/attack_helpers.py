@@ -313,7 +313,7 @@ class Innocent:
             )
         return self
 
-    def stop(self, timeout: float = 10.0) -> Report:
+    def stop(self, timeout: float = 30.0) -> Report:
         if self._loop is not None and self._stop is not None:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._stop.set)
@@ -416,6 +416,7 @@ class Innocent:
                     additional_headers=headers,
                     origin=self.url,  # type: ignore[arg-type]
                     open_timeout=5,
+                    close_timeout=2,  # stop() does not wait on a closing handshake long
                     max_size=2**22,
                 ) as ws:
                     hello = {"type": "hello", "game": self.game, "since": self.version}
