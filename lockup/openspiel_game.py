@@ -34,15 +34,13 @@ which is how an OpenSpiel bot plays a seat of a real game.
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
-from collections.abc import Callable, Iterator
-from functools import lru_cache
-from math import comb
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyspiel
 
+from .bots.sampling import sample_hidden_hands
 from .cards import (
     CLUBS,
     FULL_DECK,
@@ -362,126 +360,6 @@ def _replay(game: Any, dealer: int, initial: list[CardMask], actions: list[Card]
     for a in actions:
         st.apply_action(a)
     return st
-
-
-# ---------------------------------------------------------------------- sampling
-
-
-def _splits(n: int, caps: tuple[int, ...], eligible: tuple[bool, ...]) -> Iterator[tuple[int, ...]]:
-    """Every way to give n cards to the seats: at most caps[i] each, none if not eligible."""
-    k = len(caps)
-    if k == 0:
-        if n == 0:
-            yield ()
-        return
-    top = min(n, caps[0]) if eligible[0] else 0
-    for first in range(top + 1):
-        for rest in _splits(n - first, caps[1:], eligible[1:]):
-            yield (first, *rest)
-
-
-@lru_cache(maxsize=1 << 16)
-def _ways(
-    suit: int,
-    caps: tuple[int, ...],
-    counts: tuple[int, ...],
-    eligible: tuple[tuple[bool, ...], ...],
-) -> int:
-    """How many deals give suits ``suit``..3 (``counts[x]`` cards each) to the seats."""
-    if suit == 4:
-        return 1 if not any(caps) else 0
-    total = 0
-    n = counts[suit]
-    for split in _splits(n, caps, eligible[suit]):
-        rest = _ways(
-            suit + 1, tuple(a - b for a, b in zip(caps, split, strict=True)), counts, eligible
-        )
-        if rest:
-            total += _multinomial(n, split) * rest
-    return total
-
-
-def _multinomial(n: int, parts: tuple[int, ...]) -> int:
-    out = 1
-    for p in parts:
-        out *= comb(n, p)
-        n -= p
-    return out
-
-
-def sample_hidden_hands(
-    seat: int,
-    *,
-    unseen: CardMask,
-    sizes: list[int],
-    voids: list[int],
-    rng: random.Random,
-) -> list[CardMask]:
-    """The other seats' hidden hands, drawn uniformly among the consistent deals.
-
-    ``unseen`` are the cards ``seat`` has not seen (in other hands for certain), ``sizes``
-    every seat's hand size and ``voids`` every seat's 4-bit mask of suits it has shown it
-    lacks (``SeatView.voids``). Returns four masks (``seat``'s entry is 0). Exact: each
-    consistent deal has the same chance. Raises ValueError if no deal is consistent.
-    """
-    others = [s for s in range(4) if s != seat]
-    caps = tuple(sizes[s] for s in others)
-    if sum(caps) != unseen.bit_count():
-        raise ValueError(
-            f"{unseen.bit_count()} unseen cards cannot fill hands of {list(caps)} cards"
-        )
-    out = [0, 0, 0, 0]
-    if not any(voids[s] & 0xF for s in others):  # no constraint: a plain shuffle is uniform
-        pool = cards_of(unseen)
-        rng.shuffle(pool)
-        i = 0
-        for s, n in zip(others, caps, strict=True):
-            for card in pool[i : i + n]:
-                out[s] |= 1 << card
-            i += n
-        return out
-    suit_cards = [cards_of((unseen >> (13 * x) & 0x1FFF) << (13 * x)) for x in range(4)]
-    counts = tuple(len(cs) for cs in suit_cards)
-    eligible = tuple(tuple(not (voids[s] >> x) & 1 for s in others) for x in range(4))
-    total = _ways(0, caps, counts, eligible)
-    if not total:
-        raise ValueError("no deal of the unseen cards agrees with the voids shown")
-    left = caps
-    for x in range(4):
-        cumulative, splits, nexts = _choices(x, left, counts, eligible)
-        chosen = bisect_right(cumulative, rng.randrange(cumulative[-1]))
-        left = nexts[chosen]
-        cs = suit_cards[x][:]
-        rng.shuffle(cs)
-        i = 0
-        for s, n in zip(others, splits[chosen], strict=True):
-            for card in cs[i : i + n]:
-                out[s] |= 1 << card
-            i += n
-    return out
-
-
-@lru_cache(maxsize=1 << 14)
-def _choices(
-    suit: int,
-    caps: tuple[int, ...],
-    counts: tuple[int, ...],
-    eligible: tuple[tuple[bool, ...], ...],
-) -> tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]]]:
-    """For one suit: the splits with a completion, their cumulative weights, what is left."""
-    cumulative: list[int] = []
-    splits: list[tuple[int, ...]] = []
-    nexts: list[tuple[int, ...]] = []
-    total = 0
-    for split in _splits(counts[suit], caps, eligible[suit]):
-        nxt = tuple(a - b for a, b in zip(caps, split, strict=True))
-        w = _multinomial(counts[suit], split) * _ways(suit + 1, nxt, counts, eligible)
-        if w:
-            total += w
-            cumulative.append(total)
-            splits.append(split)
-            nexts.append(nxt)
-    return cumulative, splits, nexts
 
 
 # ---------------------------------------------------------------------- from a SeatView

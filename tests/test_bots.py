@@ -385,17 +385,7 @@ def test_sampled_deals_agree_with_the_view() -> None:
             det = [0] * km.STATE_SIZE
             for _ in range(20):
                 det[:] = pos.base
-                km.sample_hidden(
-                    det,
-                    pos.seats,
-                    pos.caps,
-                    pos.voids,
-                    pos.suit_cards,
-                    pos.suit_n,
-                    pos.dp,
-                    pos.binom,
-                    [0] * 13,
-                )
+                km.sample_hidden(det, pos.tables, [0] * 13)
                 pos.base[km.I_RNG] = det[km.I_RNG]
                 union = 0
                 for s in range(4):

@@ -275,13 +275,14 @@ def search_values(
     me = view.seat
     target = view.rules.target
     if stake:
-        pos.target = 0  # the game term: 1 when sole leader, 0 behind, 0.5 tied (R15)
+        # the game term: 1 when sole leader, 0 behind, 0.5 tied (R15)
+        pos.tables = pos.tables._replace(target=0)
 
     def run(k: int) -> None:
         if not stake:
             pos.run(k)
             return
-        vs, ts = pos.value_sum, pos.tricks_sum
+        vs, ts = pos.tables.value, pos.tables.tricks
         for _ in range(k):
             v0 = [float(x) for x in vs]
             t0 = [float(x) for x in ts]

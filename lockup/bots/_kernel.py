@@ -497,26 +497,25 @@ def rollout(s: Any) -> None:
 
 
 @_jit
-def sample_hidden(
-    s: Any,
-    seats: Any,
-    caps: Any,
-    voids: Any,
-    suit_cards: Any,
-    suit_n: Any,
-    dp: Any,
-    binom: Any,
-    cards: Any,
-) -> None:
+def sample_hidden(s: Any, t: Any, cards: Any) -> None:
     """Deal the unseen cards to the three other seats, uniformly among consistent deals.
 
-    ``seats`` are the three other seats, ``caps`` their hand sizes, ``voids[k]`` the 4-bit
-    mask of suits seat ``seats[k]`` has shown it lacks; ``suit_cards[13*su + i]`` are the
-    ``suit_n[su]`` unseen cards of suit ``su``. ``dp[(su*14 + a)*14 + b]`` counts the
-    deals of suits ``su..3`` when the first two seats still take ``a`` and ``b`` cards;
-    ``binom[15*n + k]`` is n choose k; ``cards`` is scratch space for 13 cards. The deal
-    goes into ``s``'s hands.
+    ``t`` is the search's tables (:class:`lockup.bots.kernel.Tables`); this reads its
+    sampler part, built by :func:`lockup.bots.sampling.deal_tables`: ``t.seats`` the three
+    other seats, ``t.caps`` their hand sizes, ``t.voids[k]`` the 4-bit mask of suits seat
+    ``t.seats[k]`` has shown it lacks, ``t.suit_cards[13*su + i]`` the ``t.suit_n[su]``
+    unseen cards of suit ``su``, ``t.dp`` the counting table
+    (:func:`lockup.bots.sampling.deal_counts`, as floats) and ``t.binom[15*n + k]`` n choose
+    k. ``cards`` is scratch space for 13 cards. The deal goes into ``s``'s hands; the draw
+    is :func:`lockup.bots.sampling.draw`'s, with the kernel's generator.
     """
+    seats = t.seats
+    caps = t.caps
+    voids = t.voids
+    suit_cards = t.suit_cards
+    suit_n = t.suit_n
+    dp = t.dp
+    binom = t.binom
     for k in range(3):
         s[seats[k]] = 0
     a = caps[0]
@@ -608,16 +607,20 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
 
 
 @_jit
-def likelihood(
-    det: Any, w: Any, hist: Any, hist_add: Any, hist_card: Any, n_hist: int, lams: Any
-) -> float:
+def likelihood(det: Any, w: Any, t: Any) -> float:
     """How well a sampled deal explains the other seats' past plays: ``lam`` per surprise.
 
-    Row ``d`` of ``hist`` is the public state before a past play by another seat (hands
-    empty); ``hist_add[d]`` the cards that seat held then beyond what it holds now (played
-    or lost since) and ``hist_card[d]`` the card it played. Each play the rollout policy
-    would not have made, given the deal, multiplies the weight by ``lams[seat]``.
+    Row ``d < t.n_hist`` of ``t.hist`` is the public state before a past play by another
+    seat (hands empty); ``t.hist_add[d]`` the cards that seat held then beyond what it holds
+    now (played or lost since) and ``t.hist_card[d]`` the card it played. Each play the
+    rollout policy would not have made, given the deal, multiplies the weight by
+    ``t.lams[seat]``. ``w`` is scratch state.
     """
+    hist = t.hist
+    hist_add = t.hist_add
+    hist_card = t.hist_card
+    lams = t.lams
+    n_hist = t.n_hist
     weight = 1.0
     for d in range(n_hist):
         row = hist[d]
@@ -634,22 +637,12 @@ def likelihood(
 
 
 @_jit
-def mcmc_step(
-    base: Any,
-    chain: Any,
-    w: Any,
-    seats: Any,
-    voids: Any,
-    hist: Any,
-    hist_add: Any,
-    hist_card: Any,
-    n_hist: int,
-    lams: Any,
-    ll: float,
-) -> float:
+def mcmc_step(base: Any, chain: Any, w: Any, t: Any, ll: float) -> float:
     """One Metropolis step on the hidden hands in ``chain``: swap a card between two other
     seats (voids respected), kept with probability min(1, likelihood ratio). Returns the
-    chain's likelihood; random numbers come from ``base``."""
+    chain's likelihood; random numbers come from ``base``; ``t`` is the search's tables."""
+    seats = t.seats
+    voids = t.voids
     ia = below(base, 3)
     ib = (ia + 1 + below(base, 2)) % 3
     sa = seats[ia]
@@ -665,7 +658,7 @@ def mcmc_step(
     swap = (1 << a) | (1 << b)
     chain[sa] = ha ^ swap
     chain[sb] = hb ^ swap
-    ll2 = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
+    ll2 = likelihood(chain, w, t)
     if ll2 >= ll or (rand32(base) / 4294967296.0) * ll < ll2:
         return ll2
     chain[sa] = ha
@@ -674,46 +667,30 @@ def mcmc_step(
 
 
 @_jit
-def fit(
-    base: Any,
-    work: Any,
-    seats: Any,
-    caps: Any,
-    voids: Any,
-    suit_cards: Any,
-    suit_n: Any,
-    dp: Any,
-    binom: Any,
-    hist: Any,
-    hist_add: Any,
-    hist_card: Any,
-    n_hist: int,
-    lams: Any,
-    chains: int,
-    steps: int,
-    out_mis: Any,
-    out_dec: Any,
-) -> None:
+def fit(base: Any, work: Any, t: Any, chains: int, steps: int, out_mis: Any, out_dec: Any) -> None:
     """How well the ``normal`` rules explain each other seat's plays this hand.
 
-    Runs ``chains`` Metropolis chains of ``steps`` swaps (weights ``lams``) and, in each
+    Runs ``chains`` Metropolis chains of ``steps`` swaps (weights ``t.lams``) and, in each
     chain's final deal, counts per seat the past plays with a choice
     (``out_dec[4*chain + seat]``) and those the rules would not have made (``out_mis``).
-    Random numbers come from ``base``.
+    Random numbers come from ``base``; ``t`` is the search's tables
+    (:class:`lockup.bots.kernel.Tables`), ``work`` as for :func:`pimc`.
     """
+    hist = t.hist
+    hist_add = t.hist_add
+    hist_card = t.hist_card
+    n_hist = t.n_hist
     w = work[1]
     scratch = work[2]
     chain = work[3]
     for _c in range(chains):
         for i in range(STATE_SIZE):
             chain[i] = base[i]
-        sample_hidden(chain, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
+        sample_hidden(chain, t, scratch)
         base[I_RNG] = chain[I_RNG]
-        ll = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
+        ll = likelihood(chain, w, t)
         for _k in range(steps):
-            ll = mcmc_step(
-                base, chain, w, seats, voids, hist, hist_add, hist_card, n_hist, lams, ll
-            )
+            ll = mcmc_step(base, chain, w, t, ll)
         for d in range(n_hist):
             row = hist[d]
             for i in range(STATE_SIZE):
@@ -729,45 +706,31 @@ def fit(
 
 
 @_jit
-def pimc(
-    base: Any,
-    work: Any,
-    me: int,
-    cards: Any,
-    n_cards: int,
-    iterations: int,
-    seats: Any,
-    caps: Any,
-    voids: Any,
-    suit_cards: Any,
-    suit_n: Any,
-    dp: Any,
-    binom: Any,
-    totals: Any,
-    target: int,
-    wgame: float,
-    hist: Any,
-    hist_add: Any,
-    hist_card: Any,
-    n_hist: int,
-    lams: Any,
-    use_chain: int,
-    out_value: Any,
-    out_tricks: Any,
-    out_weight: Any,
-) -> int:
+def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
     """Determinized sampling (PIMC): ``iterations`` deals, every card rolled out in each.
 
     ``base`` holds the position (hidden hands to be sampled), its generator state and the
-    deal count, which advance; ``work`` is four rows of scratch state, the last the chain.
-    Without ``use_chain`` each deal is a fresh uniform draw among those consistent with the
-    view (:func:`sample_hidden`). Otherwise deals come from a Metropolis chain whose
+    deal count, which advance; ``work`` is four rows of scratch state, the last the chain;
+    ``t`` is the search's tables (:class:`lockup.bots.kernel.Tables`).
+    Without ``t.use_chain`` each deal is a fresh uniform draw among those consistent with
+    the view (:func:`sample_hidden`). Otherwise deals come from a Metropolis chain whose
     stationary law weighs each deal by :func:`likelihood` (how well it explains the other
     seats' plays), started afresh every ``I_MC_RESTART`` deals. In each deal, each of the
-    ``n_cards`` candidate ``cards`` is played and the hand rolled out with the same random
-    stream; ``out_value`` and ``out_tricks`` accumulate :func:`utility` and ``me``'s
-    tricks, ``out_weight[0]`` the deals. Returns the hands simulated.
+    ``t.n_cards`` candidate ``t.cards`` is played and the hand rolled out with the same
+    random stream; ``t.value`` and ``t.tricks`` accumulate :func:`utility` and seat
+    ``t.me``'s tricks, ``t.weight[0]`` the deals. Returns the hands simulated.
     """
+    me = t.me
+    cards = t.cards
+    n_cards = t.n_cards
+    seats = t.seats
+    totals = t.totals
+    target = t.target
+    wgame = t.wgame
+    use_chain = t.use_chain
+    out_value = t.value
+    out_tricks = t.tricks
+    out_weight = t.weight
     det = work[0]
     w = work[1]
     scratch = work[2]
@@ -776,22 +739,20 @@ def pimc(
         if not use_chain:
             for i in range(STATE_SIZE):
                 det[i] = base[i]
-            sample_hidden(det, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
+            sample_hidden(det, t, scratch)
             base[I_RNG] = det[I_RNG]
         else:
             steps = base[I_MC_STEPS]
             if base[I_ITER] % base[I_MC_RESTART] == 0:
                 for i in range(STATE_SIZE):
                     chain[i] = base[i]
-                sample_hidden(chain, seats, caps, voids, suit_cards, suit_n, dp, binom, scratch)
+                sample_hidden(chain, t, scratch)
                 base[I_RNG] = chain[I_RNG]
-                out_weight[1] = likelihood(chain, w, hist, hist_add, hist_card, n_hist, lams)
+                out_weight[1] = likelihood(chain, w, t)
                 steps = base[I_MC_BURN]
             ll = out_weight[1]
             for _k in range(steps):
-                ll = mcmc_step(
-                    base, chain, w, seats, voids, hist, hist_add, hist_card, n_hist, lams, ll
-                )
+                ll = mcmc_step(base, chain, w, t, ll)
             out_weight[1] = ll
             for i in range(STATE_SIZE):
                 det[i] = base[i]

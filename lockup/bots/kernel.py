@@ -23,11 +23,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..cards import SUIT_MASKS, Card, cards_of
+from ..cards import Card, cards_of
 from ..engine import SeatView
 from . import _kernel as _plain
+from .sampling import BINOM, deal_tables
 
 _jit_module: ModuleType | None = None
 _jit_failed = False
@@ -86,45 +87,61 @@ def to_array(km: ModuleType, values: list[Any], dtype: str = "int64") -> Any:
     return np.array(values, dtype=dtype)
 
 
-_BINOM: list[float] = []
-for _n in range(15):
-    for _k in range(15):
-        _v = 1
-        for _i in range(_k):
-            _v = _v * (_n - _i) // (_i + 1)
-        _BINOM.append(float(_v) if _k <= _n else 0.0)
-del _n, _k, _v, _i
+class Tables(NamedTuple):
+    """Everything :func:`lockup.bots._kernel.pimc` and :func:`~lockup.bots._kernel.fit` read
+    besides the position and scratch space, in one argument: lists for the plain kernel,
+    numpy arrays for the compiled one (numba takes a named tuple of arrays and numbers).
 
+    The first seven are the deal sampler's (:func:`lockup.bots._kernel.sample_hidden`,
+    from :func:`lockup.bots.sampling.deal_tables`), the next five the other seats' past
+    plays (:func:`lockup.bots._kernel.likelihood`, from :func:`history`), then the search's
+    candidates and value, then its accumulators (written to).
+    """
 
-def _deal_counts(caps: Sequence[int], voids: Sequence[int], suit_n: Sequence[int]) -> list[float]:
-    """``dp[(su*14 + a)*14 + b]``: weighted deals of suits ``su..3`` (see ``sample_hidden``)."""
-    dp = [0.0] * (5 * 14 * 14)
-    dp[(4 * 14 + 0) * 14 + 0] = 1.0
-    rest = 0
-    for su in range(3, -1, -1):
-        n = suit_n[su]
-        rest += n
-        for a in range(min(caps[0], rest) + 1):
-            for b in range(min(caps[1], rest - a) + 1):
-                c = rest - a - b
-                if c > caps[2]:
-                    continue
-                total = 0.0
-                for x0 in range(min(n, a) + 1):
-                    if x0 and (voids[0] >> su) & 1:
-                        break
-                    for x1 in range(min(n - x0, b) + 1):
-                        if x1 and (voids[1] >> su) & 1:
-                            break
-                        x2 = n - x0 - x1
-                        if x2 and (voids[2] >> su) & 1:
-                            continue
-                        f = dp[((su + 1) * 14 + a - x0) * 14 + b - x1]
-                        if f == 0.0:
-                            continue
-                        total += _BINOM[15 * n + x0] * _BINOM[15 * (n - x0) + x1] * f
-                dp[(su * 14 + a) * 14 + b] = total
-    return dp
+    seats: Any
+    """The three other seats."""
+    caps: Any
+    """Their hand sizes."""
+    voids: Any
+    """Their 4-bit masks of suits shown lacking."""
+    suit_cards: Any
+    """``suit_cards[13*su + i]``: the unseen cards of suit ``su``."""
+    suit_n: Any
+    """How many unseen cards of each suit."""
+    dp: Any
+    """The sampler's counting table (:func:`lockup.bots.sampling.deal_counts`), as floats."""
+    binom: Any
+    """``binom[15*n + k]``: n choose k (:data:`lockup.bots.sampling.BINOM`)."""
+    hist: Any
+    """One row of kernel state per past play of another seat (see :func:`history`)."""
+    hist_add: Any
+    """Per row: the cards that seat held then beyond its hand now."""
+    hist_card: Any
+    """Per row: the card it played."""
+    n_hist: int
+    """Rows of ``hist`` in use."""
+    lams: Any
+    """Per seat: the weight of a deal for each of its plays the deal fails to explain."""
+    me: int
+    """The searching seat."""
+    cards: Any
+    """The candidate cards."""
+    n_cards: int
+    """How many."""
+    totals: Any
+    """Game totals before this hand."""
+    target: int
+    """The game's target (R16)."""
+    wgame: float
+    """Weight of the game term of :func:`lockup.bots._kernel.utility`."""
+    use_chain: int
+    """1 to sample deals by the Metropolis chain, 0 for independent uniform draws."""
+    value: Any
+    """Accumulated utility per candidate."""
+    tricks: Any
+    """Accumulated tricks per candidate."""
+    weight: Any
+    """``[deals sampled, the chain's current likelihood]``."""
 
 
 DEFAULT_POLICY = {"risk": 600, "clean_last": 1, "void_lead": 0, "duck": 1, "duckme": 1}
@@ -365,50 +382,47 @@ class Position:
         st = view_state(view, km, pol, seed=seed, eps=eps)
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
         self.base = to_array(km, st)
-        self.lam = float(lam)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
-        self.n_hist = len(rows)
+        n_hist = len(rows)
         if not rows:
             rows, adds, played = [[0] * km.STATE_SIZE], [0], [0]
+        hist: Any
         if km is _plain:
-            self.hist: Any = rows
+            hist = rows
         else:
             import numpy as np
 
-            self.hist = np.array(rows, dtype=np.int64)
-        self.hist_add = to_array(km, adds)
-        self.hist_card = to_array(km, played)
-
-        others = [s for s in range(4) if s != me]
-        caps = tuple(view.hand_sizes[s] for s in others)
-        voids: tuple[int, ...] = tuple(view.voids[s] & 0xF for s in others)
-        unseen = view.unseen_mask
-        suit_cards = [0] * 52
-        suit_n = [0] * 4
-        for su in range(4):
-            cs = cards_of(unseen & SUIT_MASKS[su])
-            suit_n[su] = len(cs)
-            suit_cards[13 * su : 13 * su + len(cs)] = cs
-        dp = _deal_counts(caps, voids, suit_n)
-        if dp[(0 * 14 + caps[0]) * 14 + caps[1]] == 0.0:  # pragma: no cover - defensive
-            voids = (0, 0, 0)
-            dp = _deal_counts(caps, voids, suit_n)
-        self.seats = to_array(km, others)
-        self.caps = to_array(km, list(caps))
-        self.voids = to_array(km, list(voids))
-        self.suit_cards = to_array(km, suit_cards)
-        self.suit_n = to_array(km, suit_n)
-        self.dp = to_array(km, dp, "float64")
-        self.binom = to_array(km, _BINOM, "float64")
-        self.totals = to_array(km, list(view.totals))
-        self.target = view.rules.target
-        self.wgame = float(wgame)
+            hist = np.array(rows, dtype=np.int64)
+        deal = deal_tables(me, view.unseen_mask, view.hand_sizes, view.voids)
+        if not deal.total:  # pragma: no cover - defensive
+            deal = deal_tables(me, view.unseen_mask, view.hand_sizes, (0, 0, 0, 0))
         self.cards = cards_of(view.legal_mask)
-        self.cards_arr = to_array(km, self.cards)
         n = len(self.cards)
-        self.value_sum = to_array(km, [0.0] * n, "float64")
-        self.tricks_sum = to_array(km, [0.0] * n, "float64")
-        self.weight_sum = to_array(km, [0.0, 1.0], "float64")
+        self.lam = float(lam)
+        self.tables = Tables(
+            seats=to_array(km, deal.seats),
+            caps=to_array(km, deal.caps),
+            voids=to_array(km, deal.voids),
+            suit_cards=to_array(km, deal.suit_cards),
+            suit_n=to_array(km, deal.suit_n),
+            dp=to_array(km, [float(x) for x in deal.dp], "float64"),
+            binom=to_array(km, list(BINOM), "float64"),
+            hist=hist,
+            hist_add=to_array(km, adds),
+            hist_card=to_array(km, played),
+            n_hist=n_hist,
+            lams=to_array(km, [self.lam] * 4, "float64"),
+            me=me,
+            cards=to_array(km, self.cards),
+            n_cards=n,
+            totals=to_array(km, list(view.totals)),
+            target=view.rules.target,
+            wgame=float(wgame),
+            use_chain=int(self.lam < 1.0 and n_hist > 0),
+            value=to_array(km, [0.0] * n, "float64"),
+            tricks=to_array(km, [0.0] * n, "float64"),
+            weight=to_array(km, [0.0, 1.0], "float64"),
+        )
         if km is _plain:
             self.work: Any = [[0] * km.STATE_SIZE for _ in range(4)]
         else:
@@ -417,13 +431,22 @@ class Position:
             self.work = np.zeros((4, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
-        self.lams = to_array(km, [self.lam] * 4, "float64")
-        self.use_chain = int(self.lam < 1.0 and self.n_hist > 0)
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
-        if self.use_chain:
+        if self.tables.use_chain:
             self._fit_model()
+
+    @property
+    def lams(self) -> Any:
+        """Per seat, the weight of a deal for each of that seat's plays it fails to explain
+        (1: the seat's plays are not used)."""
+        return self.tables.lams
+
+    @property
+    def use_chain(self) -> int:
+        """1 when deals come from the Metropolis chain (see :func:`search`)."""
+        return int(self.tables.use_chain)
 
     def _fit_model(self) -> None:
         """Trust the model of each other seat only as far as it explains its plays: a seat
@@ -431,26 +454,7 @@ class Position:
         km = self.km
         mis = to_array(km, [0] * (4 * FIT_CHAINS))
         dec = to_array(km, [0] * (4 * FIT_CHAINS))
-        km.fit(
-            self.base,
-            self.work,
-            self.seats,
-            self.caps,
-            self.voids,
-            self.suit_cards,
-            self.suit_n,
-            self.dp,
-            self.binom,
-            self.hist,
-            self.hist_add,
-            self.hist_card,
-            self.n_hist,
-            self.lams,
-            FIT_CHAINS,
-            FIT_STEPS,
-            mis,
-            dec,
-        )
+        km.fit(self.base, self.work, self.tables, FIT_CHAINS, FIT_STEPS, mis, dec)
         self.fit = []
         for s in range(4):
             # The chain that explains the seat best: a fair model has a deal that fits.
@@ -461,48 +465,23 @@ class Position:
             self.fit.append((n, m))
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
-        self.use_chain = int(any(self.lams[s] < 1.0 for s in range(4)))
+        self.tables = self.tables._replace(use_chain=int(any(self.lams[s] < 1.0 for s in range(4))))
 
     def run(self, iterations: int) -> None:
         """Sample ``iterations`` more deals (results accumulate)."""
         if iterations <= 0:
             return
-        self.hands += self.km.pimc(
-            self.base,
-            self.work,
-            self.me,
-            self.cards_arr,
-            len(self.cards),
-            iterations,
-            self.seats,
-            self.caps,
-            self.voids,
-            self.suit_cards,
-            self.suit_n,
-            self.dp,
-            self.binom,
-            self.totals,
-            self.target,
-            self.wgame,
-            self.hist,
-            self.hist_add,
-            self.hist_card,
-            self.n_hist,
-            self.lams,
-            self.use_chain,
-            self.value_sum,
-            self.tricks_sum,
-            self.weight_sum,
-        )
+        self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
         self.iterations += iterations
 
     def result(self, seconds: float = 0.0) -> SearchResult:
         """Means over the deals sampled so far."""
-        n = float(self.weight_sum[0]) or 1.0
+        t = self.tables
+        n = float(t.weight[0]) or 1.0
         return SearchResult(
             cards=list(self.cards),
-            value=[float(v) / n for v in self.value_sum],
-            tricks=[float(t) / n for t in self.tricks_sum],
+            value=[float(v) / n for v in t.value],
+            tricks=[float(x) / n for x in t.tricks],
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
