@@ -2,7 +2,8 @@
 
 A spec is a built-in level of :data:`lockup.bots.registry.LEVELS` (``random``, ``easy``,
 ``normal``, ``expert``...), ``openspiel-ismcts`` (OpenSpiel's ISMCTSBot, see
-:mod:`lockup.arena.ismcts`), or ``cmd:COMMAND`` (an outside program speaking
+:mod:`lockup.arena.ismcts`), ``pimc`` (a plain determinized Monte Carlo player, the
+expert's sparring partner, see :mod:`lockup.arena.pimc`), or ``cmd:COMMAND`` (an outside program speaking
 ``lockup-bot/1``, see :mod:`lockup.arena.external`). Options follow the name after a
 colon, ``key=value``, separated by colons or commas: ``expert:iterations=200,seed=1``
 (values are read as int, float, ``true``/``false``, else text).
@@ -23,6 +24,7 @@ from ..bots.base import Bot
 from ..bots.registry import LEVELS, make_bot
 
 ISMCTS = "openspiel-ismcts"
+PIMC = "pimc"
 CMD = "cmd"
 
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -99,8 +101,8 @@ def parse_spec(text: str) -> BotSpec:
     name = name.strip()
     if not _NAME.match(name):
         raise SpecError(f"{text!r}: {name!r} is not a bot name")
-    if name != ISMCTS and name not in LEVELS:
-        known = ", ".join([*LEVELS, ISMCTS, "cmd:COMMAND"])
+    if name not in (ISMCTS, PIMC) and name not in LEVELS:
+        known = ", ".join([*LEVELS, ISMCTS, PIMC, "cmd:COMMAND"])
         raise SpecError(f"{text!r}: unknown bot {name!r}; choose one of {known}")
     options: list[tuple[str, Any]] = []
     for part in re.split(r"[:,]", rest) if rest.strip() else []:
@@ -140,6 +142,10 @@ def _factory(spec: BotSpec) -> Callable[..., Bot]:
                 "install it with: pip install 'lockup[bench]'"
             ) from None
         return OpenSpielISMCTSBot
+    if spec.name == PIMC:
+        from .pimc import PlainPIMCBot
+
+        return PlainPIMCBot
     return LEVELS[spec.name]
 
 
@@ -204,7 +210,7 @@ def build_bot(
         raise SpecError("outside bots are started by the arena, not built here")
     opts = bot_options(spec, time_per_move=time_per_move, iterations=iterations)
     try:
-        if spec.name == ISMCTS:
+        if spec.name in (ISMCTS, PIMC):
             return _factory(spec)(seed=seed, **opts)
         return make_bot(spec.name, seed=seed, **opts)
     except (TypeError, ValueError) as e:
