@@ -4,7 +4,7 @@
     lockup arena --bots "cmd:python3 examples/policy_bot.py policy.npz,random,random,random" \\
         --hands 800 --seed 1
 
-It speaks ``lockup-bot/1`` (docs/bot-protocol.md): each ``turn`` message becomes the
+It speaks ``lockup-bot/2`` (docs/bot-protocol.md): each ``turn`` message becomes the
 observation the policy was trained on (:func:`lockup.pettingzoo.observation_from_turn`,
 the environment's own encoder), and it answers the legal card the policy scores highest.
 """
@@ -27,7 +27,7 @@ from lockup.pettingzoo import observation_from_turn  # noqa: E402
 
 
 def main() -> None:
-    """Load the weights, then answer every ``turn`` until ``bye``."""
+    """Load the weights, then answer ``hello`` and every ``turn`` until ``bye``."""
     saved = np.load(sys.argv[1] if len(sys.argv) > 1 else "policy.npz")
     if tuple(saved["features"]) != FEATURES:
         sys.exit("policy_bot: these weights were trained on other features")
@@ -36,10 +36,12 @@ def main() -> None:
         if not line.strip():
             continue
         message = json.loads(line)
-        if message.get("type") == "turn":
+        if message.get("type") == "hello":
+            print(json.dumps({"type": "hello", "protocol": "lockup-bot/2"}), flush=True)
+        elif message.get("type") == "turn":
             legal, rows = features(observation_from_turn(message))
             card = int(legal[int(np.argmax(rows @ weights))])
-            print(json.dumps({"card": card_str(card)}), flush=True)
+            print(json.dumps({"id": message["id"], "card": card_str(card)}), flush=True)
         elif message.get("type") == "bye":
             break
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A small outside Lockup bot in JavaScript (Node.js, no packages): the lockup-bot/1
+// A small outside Lockup bot in JavaScript (Node.js, no packages): the lockup-bot/2
 // protocol of docs/bot-protocol.md. It plays like examples/simple_bot.py.
 //
 //   lockup arena --bots "cmd:node examples/simple_bot.js,random,random,random" --hands 200
@@ -32,11 +32,14 @@ function choose(view) {
 }
 
 const input = readline.createInterface({ input: process.stdin });
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 input.on("line", (line) => {
   if (!line.trim()) return;
   const message = JSON.parse(line);
-  if (message.type === "turn") {
-    process.stdout.write(JSON.stringify({ card: choose(message.view) }) + "\n");
+  if (message.type === "hello") {
+    send({ type: "hello", protocol: "lockup-bot/2" });
+  } else if (message.type === "turn") {
+    send({ id: message.id, card: choose(message.view) });
   } else if (message.type === "bye") {
     input.close();
   }

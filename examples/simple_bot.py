@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""A small outside Lockup bot: the ``lockup-bot/1`` protocol in plain Python (stdlib only).
+"""A small outside Lockup bot: the ``lockup-bot/2`` protocol in plain Python (stdlib only).
 
 Run it in the arena::
 
     lockup arena --bots "cmd:python3 examples/simple_bot.py,random,random,random" --hands 200
 
-It reads one JSON message a line on standard input and answers each ``turn`` with one line,
-``{"card": "QD"}``, on standard output (docs/bot-protocol.md). Its play is simple: lead its
-highest card, take a trick without clubs when it can, duck a trick holding clubs (its
-winner is locked up), and when it cannot follow, throw its highest club (a club played on
-another suit never wins, and it locks the trick's winner) or else its lowest card.
+It reads one JSON message a line on standard input. It answers ``hello`` with the protocol
+version it speaks, and each ``turn`` with one line, ``{"id": ID, "card": "QD"}`` (the
+turn's id and its card), on standard output (docs/bot-protocol.md). Its play is simple:
+lead its highest card, take a trick without clubs when it can, duck a trick holding clubs
+(its winner is locked up), and when it cannot follow, throw its highest club (a club
+played on another suit never wins, and it locks the trick's winner) or else its lowest
+card.
 """
 
 import json
@@ -52,18 +54,25 @@ def choose(view: dict) -> str:
     return min(legal, key=rank)
 
 
+def send(message: dict) -> None:
+    """Write one line and flush it (an answer left in a buffer never arrives)."""
+    print(json.dumps(message), flush=True)
+
+
 def main() -> None:
-    """Answer every ``turn`` until ``bye`` or the end of the input."""
+    """Answer ``hello`` and every ``turn`` until ``bye`` or the end of the input."""
     for line in sys.stdin:
         if not line.strip():
             continue
         message = json.loads(line)
         kind = message.get("type")
-        if kind == "turn":
-            print(json.dumps({"card": choose(message["view"])}), flush=True)
+        if kind == "hello":
+            send({"type": "hello", "protocol": "lockup-bot/2"})
+        elif kind == "turn":
+            send({"id": message["id"], "card": choose(message["view"])})
         elif kind == "bye":
             break
-        # hello, game, hand and game_over need no answer.
+        # game, hand and game_over need no answer.
 
 
 if __name__ == "__main__":

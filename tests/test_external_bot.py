@@ -1,4 +1,5 @@
-"""Outside bots over lockup-bot/1: real subprocesses, good and misbehaving (issue 3)."""
+"""Outside bots over lockup-bot/2 and /1: real subprocesses, good and misbehaving (issue 3;
+the faults of issue 13 are in test_arena_faults.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ TIMEOUT = 0.4
 
 
 def _script(tmp_path: Path, name: str, body: str) -> Path:
-    """A bot program: ``body`` handles ``msg`` (a turn) with ``n`` the turn count."""
+    """A ``lockup-bot/1`` program: ``body`` handles ``msg`` (a turn) with ``n`` the turn
+    count."""
     path = tmp_path / name
     path.write_text(
         "import json, sys, time\n"
@@ -62,8 +64,29 @@ def test_the_example_bot_plays_whole_games_without_faults(tmp_path: Path) -> Non
     b = s["bots"][0]
     assert b["name"] == "simple_bot.py" and b["spec"].startswith("cmd:")
     assert b["moves"] > 40 and b["random_moves"] == 0
-    assert sum(b["faults"].values()) == 0
+    assert sum(b["faults"].values()) == 0 and b["dropped_lines"] == 0
     assert s["hands"] >= 8
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [PY, str(EXAMPLE)],
+        pytest.param(
+            ["node", str(ROOT / "examples" / "simple_bot.js")],
+            marks=pytest.mark.skipif(shutil.which("node") is None, reason="no Node.js"),
+        ),
+    ],
+)
+def test_the_examples_speak_version_2(command: list[str]) -> None:
+    bot = ExternalBot(command, timeout=5.0)
+    view = _view(2)
+    try:
+        bot.begin_game(view.seat, {})
+        assert bot.choose(view) in view.legal_cards
+        assert bot.version == 2 and bot.dropped_lines == 0
+    finally:
+        bot.close()
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
@@ -188,9 +211,11 @@ def test_the_protocol_messages(tmp_path: Path) -> None:
     assert bot.proc is None
     msgs = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
     assert [m["type"] for m in msgs] == ["hello", "game", "turn", "bye"]
-    assert msgs[0]["protocol"] == "lockup-bot/1" and msgs[0]["time_per_move"] == 0.25
+    assert msgs[0]["protocol"] == "lockup-bot/2" and msgs[0]["time_per_move"] == 0.25
+    assert msgs[0]["protocols"] == ["lockup-bot/2", "lockup-bot/1"]
     assert msgs[1]["seat"] == view.seat
     turn = msgs[2]
+    assert turn["id"] == 1 and bot.version == 1  # it never said hello: version 1
     assert turn["view"] == view.to_dict() and turn["tricks"] == []
     assert turn["view"]["legal"] and set(turn["view"]["legal"]) <= set(turn["view"]["hand"])
 
@@ -213,11 +238,9 @@ def test_a_stalled_program_is_stopped(tmp_path: Path) -> None:
 def test_a_program_that_cannot_start_is_a_crash(tmp_path: Path) -> None:
     missing = tmp_path / "missing-program"
     bot = ExternalBot([str(missing)], timeout=0.2)
-    bot.begin_game(0, {})
-    with pytest.raises(BotFault) as fault:
-        bot.choose(_view())
-    assert fault.value.kind == "crash" and fault.value.fresh
-    assert "cannot start" in fault.value.detail
+    fault = bot.begin_game(0, {})  # the arena counts it at the game's start
+    assert fault is not None and fault.kind == "crash" and fault.fresh
+    assert "cannot start" in fault.detail
     with pytest.raises(BotFault) as again:
         bot.choose(_view())
     assert not again.value.fresh

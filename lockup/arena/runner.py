@@ -79,8 +79,11 @@ class GameResult:
     random_moves: list[int]
     move_times: list[list[float]]
     fault_lines: list[tuple[int, str]]
-    """(entry, line) for each fresh fault, for stderr."""
+    """(entry, line) for each fresh fault, and for lines an outside bot wrote that were
+    dropped, for stderr."""
     locks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    dropped_lines: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    """Lines each outside bot wrote that were not the answer to a turn (never played)."""
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -159,17 +162,40 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
     lines: list[tuple[int, str]] = []
     labels = [specs[entry_at[s]].label(entry_at[s]) for s in range(4)]
     order: list[int] = []
-    for e, bot in enumerate(bots):
-        if isinstance(bot, ExternalBot):
-            bot.begin_game(
-                seat_of[e],
-                {
-                    "rules": config.rules.to_dict(),
-                    "players": labels,
-                    "game": f"{set_index}.{rotation}",
-                    "seed": derive_seed(config.seed, set_index, rotation, e, "bot"),
-                },
+    outside = {e: bot for e, bot in enumerate(bots) if isinstance(bot, ExternalBot)}
+    dropped_before = {e: bot.dropped_lines for e, bot in outside.items()}
+
+    def count(e: int, fault: BotFault | None, where: str, then: str) -> None:
+        """Count a fresh fault of entry ``e`` and say it on stderr."""
+        if fault is None or not fault.fresh:
+            return
+        faults[e][fault.kind] += 1
+        lines.append(
+            (
+                e,
+                f"arena: bot {specs[e].label(e)} ({specs[e].text}), game "
+                f"{set_index}.{rotation}, {where}: {fault.kind}: {fault.detail}; {then}",
             )
+        )
+
+    def tell(message: dict[str, Any], where: str) -> None:
+        """Send a message to the outside bots; a program failing now is counted."""
+        for e, ext in outside.items():
+            count(e, ext.notify(message), where, "it plays random cards until the next game")
+
+    for e, ext in outside.items():
+        info = {
+            "rules": config.rules.to_dict(),
+            "players": labels,
+            "game": f"{set_index}.{rotation}",
+            "seed": derive_seed(config.seed, set_index, rotation, e, "bot"),
+        }
+        count(
+            e,
+            ext.begin_game(seat_of[e], info),
+            "at the game's start",
+            "it plays random cards until the next game",
+        )
     summaries_sent = 0
     try:
         while game.phase != OVER:
@@ -212,35 +238,40 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
                 times[e].append(time.perf_counter() - t0)
                 if fault is not None:
                     random_moves[e] += 1
-                    if fault.fresh:
-                        faults[e][fault.kind] += 1
-                        lines.append(
-                            (
-                                e,
-                                f"arena: bot {specs[e].label(e)} ({specs[e].text}), game "
-                                f"{set_index}.{rotation}, hand {game.hand_number}, trick "
-                                f"{game.trick_number}, seat {seat}: {fault.kind}: {fault.detail}; "
-                                "a random legal card was played instead",
-                            )
-                        )
+                    count(
+                        e,
+                        fault,
+                        f"hand {game.hand_number}, trick {game.trick_number}, seat {seat}",
+                        "a random legal card was played instead",
+                    )
                     legal = cards_of(game.legal_mask())
                     card = legal[fallback.randrange(len(legal))]
                 game.play(card)
             if len(game.summaries) > summaries_sent:
                 summaries_sent = len(game.summaries)
-                summary = game.summaries[-1].to_dict()
-                for bot in bots:
-                    if isinstance(bot, ExternalBot):
-                        bot.notify({"type": "hand", "summary": summary})
+                tell(
+                    {"type": "hand", "summary": game.summaries[-1].to_dict()},
+                    f"after hand {game.summaries[-1].number}",
+                )
     finally:
         for bot in bots:
             if not isinstance(bot, ExternalBot):
                 bot.close()
     winner = game.winner
     assert winner is not None
-    for bot in bots:
-        if isinstance(bot, ExternalBot):
-            bot.notify({"type": "game_over", "winner": winner, "totals": list(game.totals)})
+    tell({"type": "game_over", "winner": winner, "totals": list(game.totals)}, "at the game's end")
+    dropped = [0, 0, 0, 0]
+    for e, ext in outside.items():
+        dropped[e] = ext.dropped_lines - dropped_before[e]
+        if dropped[e]:
+            lines.append(
+                (
+                    e,
+                    f"arena: bot {specs[e].label(e)} ({specs[e].text}), game "
+                    f"{set_index}.{rotation}: {dropped[e]} lines it wrote were dropped, not "
+                    f"played, as no turn asked for them (the last: {ext.last_dropped})",
+                )
+            )
     if config.records is not None:
         path = Path(config.records) / f"set{set_index:05d}-rot{rotation}.json"
         path.write_text(dumps(game, labels, indent=1) + "\n", encoding="utf-8")
@@ -258,6 +289,7 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
         move_times=times,
         fault_lines=lines,
         locks=[sum(h.times_locked[seat_of[e]] for h in game.summaries) for e in range(4)],
+        dropped_lines=dropped,
     )
 
 
@@ -467,6 +499,7 @@ def summarize(config: ArenaConfig, sets: list[list[GameResult]], elapsed: float)
                 "times_locked": sum(g.locks[e] for g in games),
                 "faults": faults,
                 "random_moves": sum(g.random_moves[e] for g in games),
+                "dropped_lines": sum(g.dropped_lines[e] for g in games),
                 "moves": len(move_times),
                 "move_time_mean_s": (sum(move_times) / len(move_times)) if move_times else None,
                 "move_time_p95_s": stats.percentile(move_times, 95),
