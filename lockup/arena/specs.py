@@ -4,7 +4,7 @@ A spec is a built-in level of :data:`lockup.bots.registry.LEVELS` (``random``, `
 ``normal``, ``expert``...), ``openspiel-ismcts`` (OpenSpiel's ISMCTSBot, see
 :mod:`lockup.arena.ismcts`), ``pimc`` (a plain determinized Monte Carlo player, the
 expert's sparring partner, see :mod:`lockup.arena.pimc`), or ``cmd:COMMAND`` (an outside program speaking
-``lockup-bot/1``, see :mod:`lockup.arena.external`). Options follow the name after a
+``lockup-bot/2`` or ``/1``, see :mod:`lockup.arena.external`). Options follow the name after a
 colon, ``key=value``, separated by colons or commas: ``expert:iterations=200,seed=1``
 (values are read as int, float, ``true``/``false``, else text).
 """
