@@ -1,11 +1,16 @@
-"""Shared helpers for the rules, property and record tests (kept small on purpose)."""
+"""Shared helpers for the rules, property and record tests, and the browser tests'
+fixtures (kept small on purpose)."""
 
 from __future__ import annotations
 
 import copy
+import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from lockup.cards import parse_card
 from lockup.engine import Game, Rules
@@ -86,3 +91,25 @@ def random_game(seed: int, rules: Rules) -> Game:
     while not game.is_over:
         step(game, rng)
     return game
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright for Python: one per test module."""
+    from browser_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where a module's screenshots go: ``$LOCKUP_SCREENSHOTS`` if set, else a temporary
+    directory (the tests print each path; ``pytest -s`` shows them)."""
+    where = os.environ.get("LOCKUP_SCREENSHOTS")
+    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

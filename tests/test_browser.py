@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from browser_helpers import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     IDLE,
     MY_TURN,
     TEST_FLAGS,
@@ -58,14 +57,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def new_page(

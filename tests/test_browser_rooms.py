@@ -14,7 +14,6 @@ their paths are printed (``pytest -s`` shows them).
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, Server, card_strings, parse_frames
+from browser_helpers import CHROMIUM, Server, card_strings, parse_frames
 
 pytestmark = [
     pytest.mark.browser,
@@ -56,22 +55,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = os.environ.get("LOCKUP_SCREENSHOTS")
-    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 class Person:

@@ -7,7 +7,6 @@ pytest temporary directory; their paths are printed (``pytest -s`` shows them).
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
@@ -18,7 +17,6 @@ from typing import Any
 import pytest
 from browser_helpers import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     IDLE,
     MY_TURN,
     TEST_FLAGS,
@@ -52,22 +50,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = os.environ.get("LOCKUP_SCREENSHOTS")
-    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def open_table(
