@@ -64,6 +64,8 @@ const R = {
   /** @type {string} */ error: "",
   /** hands the stored analysis covers (-1: not said) */ hands: -1,
   /** analyses asked for by this page */ asked: 0,
+  /** requests about the analysis sent so far (poll or start) */ sent: 0,
+  /** the newest of them whose answer was taken: an older answer arriving late is stale */ taken: 0,
 };
 
 // ------------------------------------------------------------------ words
@@ -440,8 +442,16 @@ function bindKeys() {
 
 // ------------------------------------------------------------------ analysis
 
-/** @param {{status: string, progress?: number, hands?: number, result?: Analysis | null}} a */
-function takeAnalysis(a) {
+/**
+ * Take an answer about the analysis. `n` numbers the request it answers: a poll and a
+ * start may be in flight at once, and an answer older than one already taken (a "running"
+ * arriving after the "done") is dropped, so the page never steps back.
+ * @param {{status: string, progress?: number, hands?: number, result?: Analysis | null}} a
+ * @param {number} [n]
+ */
+function takeAnalysis(a, n = R.sent) {
+  if (n < R.taken) return;
+  R.taken = n;
   R.status = a.status;
   if (typeof a.hands === "number") {
     R.hands = a.hands;
@@ -458,7 +468,8 @@ function takeAnalysis(a) {
 async function pollAnalysis() {
   R.poll = null;
   try {
-    takeAnalysis(await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`));
+    const n = ++R.sent;
+    takeAnalysis(await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`), n);
     R.error = "";
     maybeAnalyse();
   } catch (err) {
@@ -470,9 +481,10 @@ async function pollAnalysis() {
 
 async function startAnalysis() {
   try {
+    const n = ++R.sent;
     const a = await postJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`, {});
     R.error = "";
-    takeAnalysis(a);
+    takeAnalysis(a, n);
     if (a.status === "done" && !R.analysis) await pollAnalysis();
   } catch (err) {
     R.error = errorText(err);
