@@ -97,9 +97,9 @@ def test_a_bot_that_never_reads_times_out_on_the_arenas_writes(tmp_path: Path) -
     try:
         assert bot.begin_game(0, {}) is None
         bot._fresh = False  # past the start-up grace
-        big = {"type": "hand", "summary": "x" * 10_000}
+        big = {"type": "hand", "summary": "x" * 100_000}
         t0 = time.monotonic()
-        faults = [bot.notify(big) for _ in range(20)]  # 200 kB: more than a pipe holds
+        faults = [bot.notify(big) for _ in range(20)]  # 2 MB: more than a pipe holds
         assert time.monotonic() - t0 < TIMEOUT + 2.0
         found = [f for f in faults if f is not None]
         assert len(found) == 1  # counted once: the program is stopped

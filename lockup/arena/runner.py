@@ -165,18 +165,16 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
     outside = {e: bot for e, bot in enumerate(bots) if isinstance(bot, ExternalBot)}
     dropped_before = {e: bot.dropped_lines for e, bot in outside.items()}
 
+    def say(e: int, text: str) -> None:
+        """A line for stderr about entry ``e`` in this game."""
+        game_id = f"{set_index}.{rotation}"
+        lines.append((e, f"arena: bot {specs[e].label(e)} ({specs[e].text}), game {game_id}{text}"))
+
     def count(e: int, fault: BotFault | None, where: str, then: str) -> None:
-        """Count a fresh fault of entry ``e`` and say it on stderr."""
-        if fault is None or not fault.fresh:
-            return
-        faults[e][fault.kind] += 1
-        lines.append(
-            (
-                e,
-                f"arena: bot {specs[e].label(e)} ({specs[e].text}), game "
-                f"{set_index}.{rotation}, {where}: {fault.kind}: {fault.detail}; {then}",
-            )
-        )
+        """Count a fresh fault of entry ``e`` and say it."""
+        if fault is not None and fault.fresh:
+            faults[e][fault.kind] += 1
+            say(e, f", {where}: {fault.kind}: {fault.detail}; {then}")
 
     def tell(message: dict[str, Any], where: str) -> None:
         """Send a message to the outside bots; a program failing now is counted."""
@@ -264,13 +262,10 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
     for e, ext in outside.items():
         dropped[e] = ext.dropped_lines - dropped_before[e]
         if dropped[e]:
-            lines.append(
-                (
-                    e,
-                    f"arena: bot {specs[e].label(e)} ({specs[e].text}), game "
-                    f"{set_index}.{rotation}: {dropped[e]} lines it wrote were dropped, not "
-                    f"played, as no turn asked for them (the last: {ext.last_dropped})",
-                )
+            say(
+                e,
+                f": {dropped[e]} lines it wrote were dropped, not played, as no turn asked "
+                f"for them (the last: {ext.last_dropped})",
             )
     if config.records is not None:
         path = Path(config.records) / f"set{set_index:05d}-rot{rotation}.json"
