@@ -159,7 +159,7 @@ def observation_of(view: SeatView) -> dict[str, npt.NDArray[np.int8]]:
 
 
 def observation_from_turn(message: dict[str, Any]) -> dict[str, npt.NDArray[np.int8]]:
-    """The environment's observation for a ``lockup-bot/1`` ``turn`` message
+    """The environment's observation for a ``lockup-bot`` ``turn`` message (version 2 or 1)
     (docs/bot-protocol.md): how a trained policy plays as an outside bot in the arena."""
     view = message["view"]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from lockup.arena.cli import format_summary
 from lockup.arena.external import BotFault, ExternalBot
 from lockup.arena.runner import ArenaConfig, run_arena
 from lockup.arena.specs import parse_spec
@@ -227,6 +228,9 @@ def test_a_double_answering_bot_plays_whole_games_without_a_stale_card(
     assert 0 < b["dropped_lines"] <= b["moves"]
     err = capsys.readouterr().err
     assert "lines it wrote were dropped, not played" in err
+    # The table `lockup arena` prints says so too.
+    table = format_summary(s)
+    assert f"{b['dropped_lines']} lines dropped (unasked or stale)" in table, table
 
 
 def test_a_version_1_bot_still_plays(tmp_path: Path) -> None:

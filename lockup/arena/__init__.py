@@ -3,7 +3,7 @@
 - :mod:`lockup.arena.runner`: duplicate sets on every core, :func:`run_arena`.
 - :mod:`lockup.arena.stats`: means and Student-t 95% intervals over duplicate sets.
 - :mod:`lockup.arena.specs`: bot specs (``expert:iterations=200``, ``cmd:...``).
-- :mod:`lockup.arena.external`: outside programs over ``lockup-bot/1`` (docs/bot-protocol.md).
+- :mod:`lockup.arena.external`: outside programs over ``lockup-bot/2`` (or ``/1``; docs/bot-protocol.md).
 - :mod:`lockup.arena.ismcts`: OpenSpiel's ISMCTSBot as a seat (needs ``open-spiel``).
 - :mod:`lockup.arena.cli`: the ``lockup arena`` command.
 """

@@ -224,13 +224,15 @@ def format_summary(s: dict[str, Any]) -> str:
             f"{' *' if d['win_rate_clear_of_zero'] else ''}"
         )
     out.append("  (* the 95% interval is clear of zero)")
-    faults = [b for b in s["bots"] if sum(b["faults"].values())]
-    if faults:
+    faulty = [b for b in s["bots"] if sum(b["faults"].values()) or b.get("dropped_lines")]
+    if faulty:
         out.append("")
-        for b in faults:
-            kinds = ", ".join(f"{k} {v}" for k, v in b["faults"].items() if v)
+        for b in faulty:
+            kinds = ", ".join(f"{k} {v}" for k, v in b["faults"].items() if v) or "none"
+            dropped = b.get("dropped_lines", 0)
             out.append(
                 f"faults of {b['label']}: {kinds}; {b['random_moves']} cards played at random"
+                + (f"; {dropped} lines dropped (unasked or stale)" if dropped else "")
             )
     return "\n".join(out)
 
