@@ -263,6 +263,32 @@ class Trick(NamedTuple):
 _make_trick: Final = partial(tuple.__new__, Trick)
 
 
+class VoidShown(NamedTuple):
+    """A seat showing, by a card it played, that it holds no card of a suit (R5, R6).
+
+    Leading a club shows an all-club hand (R5): no diamond, heart or spade, one
+    :class:`VoidShown` for each suit not shown before. Not following the led suit shows
+    that the seat has none of it (R6), unless the card is a club the picture exception
+    allowed (R7), which shows nothing. Only the first showing of a seat's void in a suit
+    is recorded; a void holds for the rest of the hand (lockup discards only take cards).
+    """
+
+    seat: int
+    """The seat that showed it."""
+    suit: int
+    """The suit it lacks (0 clubs to 3 spades, as :mod:`lockup.cards`)."""
+    trick: int
+    """The trick (0 to 12) in which it played the card that showed it."""
+    play: int
+    """Where that card is among the cards played this hand: 0 for the hand's first card,
+    the index into the plays of :attr:`SeatView.tricks` then :attr:`SeatView.trick`, in
+    order (empty tricks hold none). The void is known to every seat from the next play on."""
+
+
+# A VoidShown from its four fields at C speed, for playouts.
+_make_void: Final = partial(tuple.__new__, VoidShown)
+
+
 class HandSummary(NamedTuple):
     """The summary of a finished hand (R14)."""
 
@@ -339,6 +365,7 @@ _PUBLIC_STATE: dict[str, str] = {
     "_after_discards": "",
     "tricks": "This hand's completed tricks, as :class:`Trick`.",
     "voids": "For each seat, a 4-bit mask of the suits it has shown it lacks (R5, R6).",
+    "voids_shown": "Each void as it was shown this hand, in order: a :class:`VoidShown`.",
 }
 """The state every seat may know (a :class:`SeatView` copies it), with what each is."""
 
@@ -426,6 +453,7 @@ class Game:
         self._after_discards: str = PLAY  # or _NEXT_TRICK, once upfront discards are made
         self.tricks: list[Trick] = []
         self.voids = [0, 0, 0, 0]
+        self.voids_shown: list[VoidShown] = []
 
     # ------------------------------------------------------------------ creation
 
@@ -509,6 +537,7 @@ class Game:
         g._after_discards = self._after_discards
         g.tricks = self.tricks[:]
         g.voids = self.voids[:]
+        g.voids_shown = self.voids_shown[:]
         if self.log is None:
             g.log = None
         else:
@@ -685,13 +714,14 @@ class Game:
                 suit == _CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
             ):
                 # R6: did not follow without the R7 excuse
-                self.voids[seat] = self.voids[seat] | 1 << led
+                if not (self.voids[seat] >> led) & 1:
+                    self._show_voids(seat, 1 << led)
         else:
             self.led_suit = suit
             self.best_card = card
             self.best_seat = seat
-            if suit == _CLUBS:  # R5: an all-club hand shows it
-                self.voids[seat] = self.voids[seat] | 0b1110
+            if suit == _CLUBS and self.voids[seat] & 0b1110 != 0b1110:
+                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it
         if suit == _CLUBS:
             self.clubs_in_trick += 1
         pic = _PIC_CLUB_BIT[card]
@@ -707,6 +737,16 @@ class Game:
             nxt = _LEFT[nxt]
         self.turn = nxt
         self._legal = self._legal_now()
+
+    def _show_voids(self, seat: int, suits: int) -> None:
+        """Record that ``seat`` has shown it lacks ``suits`` (a 4-bit mask) by the card it
+        has just played (R5, R6)."""
+        new = suits & ~self.voids[seat]
+        self.voids[seat] = self.voids[seat] | new
+        play = self.played.bit_count() - 1
+        for su in range(4):
+            if (new >> su) & 1:
+                self.voids_shown.append(_make_void((seat, su, self.trick_number, play)))
 
     def discard(self, card: object, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
@@ -761,6 +801,8 @@ class Game:
         played, number, nominal, leader, n, empty = _play_out(
             self.hands,
             self.voids,
+            self.voids_shown,
+            _make_void,
             self.locks,
             self.points,
             self.sat_out,
@@ -1023,7 +1065,10 @@ class SeatView:
     totals: tuple[int, ...]
     """Each seat's game total before this hand's points."""
     voids: tuple[int, ...]
-    """For each seat, a 4-bit mask of the suits it has shown it lacks."""
+    """For each seat, a 4-bit mask of the suits it has shown it lacks (R5, R6)."""
+    voids_shown: tuple[VoidShown, ...]
+    """When each of :attr:`voids` was shown this hand, in order: which seat, which suit,
+    in which trick and by which card played (a :class:`VoidShown` each)."""
     lost_masks: tuple[CardMask, ...]
     """The cards lockup took from each seat this hand (shown to everyone, R10)."""
     lost_order: tuple[tuple[Card, ...], ...]
@@ -1076,6 +1121,7 @@ class SeatView:
             points=tuple(game.points),
             totals=tuple(game.totals),
             voids=tuple(game.voids),
+            voids_shown=tuple(game.voids_shown),
             lost_masks=tuple(game.lost),
             lost_order=tuple(tuple(x) for x in game._lost_order),
             times_locked=tuple(game.times_locked),

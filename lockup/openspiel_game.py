@@ -42,10 +42,7 @@ import pyspiel
 
 from .bots.sampling import sample_hidden_hands
 from .cards import (
-    CLUBS,
     FULL_DECK,
-    JACK,
-    KING,
     SUIT_LETTERS,
     Card,
     CardMask,
@@ -375,34 +372,9 @@ def load(rules: Rules | None = None) -> Any:
 
 
 def _void_deadlines(view: SeatView) -> dict[tuple[int, int], int]:
-    """For (seat, suit): the index of the play at which seat first showed it lacks suit.
-
-    Mirrors the engine's inference (R5: leading a club shows an all-club hand; R6, R7:
-    not following without the picture exception shows a void).
-    """
-    any_club = view.rules.picture_exception == "any-club"
-    out: dict[tuple[int, int], int] = {}
-    index = 0
-    tricks = [t.plays for t in view.tricks] + [tuple(view.trick)]
-    for plays in tricks:
-        if not plays:
-            continue
-        led = plays[0][1] // 13
-        pictures: set[int] = set()
-        for k, (seat, x) in enumerate(plays):
-            suit = x // 13
-            if k == 0:
-                if suit == CLUBS:
-                    for other in (1, 2, 3):
-                        out.setdefault((seat, other), index)
-            elif suit != led:
-                excused = suit == CLUBS and bool(pictures) and (any_club or x % 13 in pictures)
-                if not excused:
-                    out.setdefault((seat, led), index)
-            if JACK <= x % 13 <= KING:
-                pictures.add(x % 13)
-            index += 1
-    return out
+    """For (seat, suit): the index of the play at which seat first showed it lacks suit,
+    as the engine recorded it (:attr:`~lockup.engine.SeatView.voids_shown`)."""
+    return {(v.seat, v.suit): v.play for v in view.voids_shown}
 
 
 def state_from_view(view: SeatView, rng: random.Random, game: Any = None) -> LockupState:

@@ -31,6 +31,7 @@ from lockup.engine import (
     IllegalMove,
     Rules,
     SeatView,
+    VoidShown,
 )
 from lockup.record import parse_record
 
@@ -269,6 +270,9 @@ def test_r5_an_all_clubs_hand_leads_a_club_and_clubs_become_the_led_suit(rules: 
     assert game.legal_cards() == cards("2C 3C 4C 5C 6C 7C 8C")  # R5: must lead a club
     play(game, "2C")
     assert game.view(S).voids[W] == 0b1110  # an all-clubs lead shows a void elsewhere
+    # ... recorded when: in trick 6, by the hand's card 24 (6 tricks of 4 cards before it)
+    shown = [v for v in game.view(S).voids_shown if v.seat == W]
+    assert shown == [VoidShown(W, su, 6, 24) for su in (1, 2, 3)]
     assert game.turn == N
     err = refused(game, card_str(game.hand(N)[-1]))  # a heart
     assert (err.code, err.rule) == ("must-follow", "R6")
@@ -349,6 +353,7 @@ def test_r6_a_follower_void_in_the_led_suit_may_play_any_card(rules: Rules) -> N
     assert game.legal_cards() == game.hand(N)
     play(game, "2C")  # a club included
     assert game.view(S).voids[N] == 1 << DIAMONDS
+    assert game.view(S).voids_shown == (VoidShown(N, DIAMONDS, 0, 1),)
 
 
 @pytest.mark.parametrize("rules", ALL_OPTIONS, ids=rules_id)
@@ -369,6 +374,7 @@ def test_r7_a_picture_on_the_table_allows_the_club_of_its_rank(rules: Rules, pic
             assert f"{picture[0]}♣" in err.reason and "picture exception" in err.reason
     play(game, same)
     assert game.view(S).voids[N] == 0  # a club under the exception shows no void
+    assert game.view(S).voids_shown == ()
 
 
 @pytest.mark.parametrize("rules", ALL_OPTIONS, ids=rules_id)
@@ -1021,6 +1027,7 @@ def test_voids_are_shown_by_not_following_only() -> None:
     play(game, "QD 2H QC AD")
     view = game.view(S)
     assert view.voids == (0, 0, 1 << DIAMONDS, 0)
+    assert view.voids_shown == (VoidShown(N, DIAMONDS, 0, 1),)
     assert view.to_dict()["voids"] == [[], [], ["diamonds"], []]
     # A void seat playing a club the exception would not allow shows its void.
     game = new_game({W: "KD", N: "5C", E: "2D", S: "3D"}, dealer=0, only={N: "CHS"})
@@ -1032,6 +1039,7 @@ def test_voids_are_shown_by_not_following_only() -> None:
     )
     play(game, "KD 5C")
     assert game.view(E).voids[N] == 0
+    assert game.view(E).voids_shown == ()
     # Leading (a non-club) or following shows nothing.
     assert game.view(N).voids[W] == 0 and game.view(N).voids[E] == 0
 

@@ -263,7 +263,10 @@ def history(
     cards: list[int] = []
     points = [0, 0, 0, 0]
     played = 0
-    voids = 0
+    voids = 0  # the voids shown before the play at hand (the engine's record: R5, R6, R7)
+    shown = view.voids_shown
+    next_void = 0
+    index = 0  # the play at hand, counted from the hand's first card
     for number, plays, winner in tricks:
         locks = [0, 0, 0, 0]
         for seat, first, last in spans:
@@ -271,6 +274,10 @@ def history(
                 locks[seat] = last - number + 1
         trick: list[tuple[int, Card]] = []
         for seat, c in plays:
+            while next_void < len(shown) and shown[next_void].play < index:
+                v = shown[next_void]
+                voids |= 1 << (4 * v.seat + v.suit)
+                next_void += 1
             if seat != me:
                 row = list(base)
                 for i in range(4):
@@ -290,22 +297,8 @@ def history(
                 rows.append(row)
                 who.append((seat, number))
                 cards.append(c)
-            # Voids shown, as the engine records them (R5, R6, R7).
-            if not trick:
-                if c < 13:
-                    voids |= 14 << (4 * seat)
-            else:
-                led = trick[0][1] // 13
-                if c // 13 != led:
-                    pics = [x % 13 for _, x in trick if 9 <= x % 13 <= 11]
-                    excused = (
-                        c < 13
-                        and pics
-                        and (view.rules.picture_exception == "any-club" or c % 13 in pics)
-                    )
-                    if not excused:
-                        voids |= 1 << (4 * seat + led)
             trick.append((seat, c))
+            index += 1
             played |= 1 << c
         if winner is not None:
             points[winner] += 1
