@@ -350,6 +350,10 @@ class Innocent:
 
     # -------------------------------------------------------------- tasks
 
+    def _stopping(self) -> bool:
+        """stop() was called: the loops end (besides being cancelled)."""
+        return self._stop is not None and self._stop.is_set()
+
     async def _main(self) -> None:
         self._stop = asyncio.Event()
         self._started_at = time.monotonic()
@@ -392,7 +396,7 @@ class Innocent:
     async def _health(self) -> None:
         limits = httpx.Limits(max_keepalive_connections=0)
         async with httpx.AsyncClient(base_url=self.url, timeout=2.0, limits=limits) as client:
-            while True:
+            while not self._stopping():
                 t0 = time.monotonic()
                 try:
                     r = await client.get("/healthz")
@@ -408,7 +412,7 @@ class Innocent:
 
     async def _play(self, http: httpx.AsyncClient) -> None:
         headers = {"Cookie": f"lockup_player={self.cookie}"}
-        while True:
+        while not self._stopping():
             t0 = time.monotonic()
             try:
                 async with websockets.connect(
@@ -426,12 +430,15 @@ class Innocent:
                     if self._mine():
                         self._schedule(ws)  # a play lost with the last socket
                     reopen_at = None if self.reopen_every is None else t0 + self.reopen_every
-                    while True:
+                    while not self._stopping():
                         timeout = (
                             5.0 if reopen_at is None else max(0.0, reopen_at - time.monotonic())
                         )
                         try:
-                            raw = await asyncio.wait_for(ws.recv(), timeout)
+                            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can
+                            # swallow the task's cancellation when recv() ends at that moment.
+                            async with asyncio.timeout(timeout):
+                                raw = await ws.recv()
                         except TimeoutError:
                             if reopen_at is not None and time.monotonic() >= reopen_at:
                                 break  # close and open a new one

@@ -93,6 +93,7 @@ def wait_analysis(page: Any, timeout: float = 300) -> list[str]:
             seen.append(status)
         if status == "done" and page.evaluate(
             "() => document.body.dataset.analysedHands === String(document.querySelectorAll('#jump optgroup').length)"
+            " && document.querySelector('#progress-box').hidden"
         ):
             return seen
         assert status != "failed", seen
