@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from ..cards import Card, card_str
 from ..engine import DEAL, DEFAULT_PLAYERS, DISCARD, PLAY, Game, Rules
 from ..record import dumps, from_record
+from .cluster import Leases
 from .history import History
 from .limits import Slots
 from .pool import BotPool, HintsBusy
@@ -42,7 +43,7 @@ from .protocol import (
     state_frame,
     to_json,
 )
-from .store import ActionRow, GameRow, Store, StoreError, WriteOp, record_of
+from .store import ActionRow, GameRow, Lease, Store, StoreError, WriteOp, record_of
 
 SPECTATOR = -1
 """The seat number of a spectator's connection: it sees only what is public."""
@@ -170,6 +171,9 @@ class GameSession:
         self.on_change: Callable[[GameSession], None] | None = None
         """Told when presence or who plays a seat changes (the room updates its page)."""
         self.room_id: str | None = None
+        self.lease: Lease | None = None
+        """This process's lease on the game (several processes, see :mod:`.cluster`):
+        every write is made under it."""
         self.last_active = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
         self._away_timers: dict[int, asyncio.TimerHandle] = {}
@@ -328,7 +332,7 @@ class GameSession:
         ``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``. ``players_only`` hides it
         from spectators (they get a ``skip`` of its version)."""
         version = self.version + 1
-        await self.service.store.write(Store.op_event(self.id, version, kind, seat, to_json(data)))
+        await self._write(Store.op_event(self.id, version, kind, seat, to_json(data)))
         event = {"kind": kind, "seat": seat, **data}
         self._publish([event], moved=False, players_only=players_only)
 
@@ -355,6 +359,12 @@ class GameSession:
         self.version += len(events)
 
     # ------------------------------------------------------------------ changes
+
+    async def _write(
+        self, *ops: WriteOp, actions: tuple[str, list[ActionRow]] | None = None
+    ) -> None:
+        """Store a change of this game, under its lease when it has one."""
+        await self.service.store.write(*ops, actions=actions, lease=self.lease)
 
     async def _apply(
         self,
@@ -400,7 +410,7 @@ class GameSession:
             finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
         row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
         try:
-            await self.service.store.write(*before, *finish, actions=(self.id, [row]))
+            await self._write(*before, *finish, actions=(self.id, [row]))
         except StoreError:
             self._break()
             raise
@@ -426,7 +436,7 @@ class GameSession:
                 timer.cancel()
             if self._clock is not None and self._clock[0] == seat:
                 self._stop_clock()
-            await self.service.store.write(
+            await self._write(
                 Store.op_seats(self.id, [x.to_dict() for x in self.seats], self.names)
             )
             await self.note("seat", seat, {"by": "computer", "name": name})
@@ -633,6 +643,11 @@ class GameSession:
         return hint_frame(version, values)
 
 
+def game_key(game_id: str) -> str:
+    """The key of a game's lease."""
+    return f"game:{game_id}"
+
+
 class GameService:
     """Finds, creates, loads and evicts :class:`GameSession` objects.
 
@@ -663,8 +678,14 @@ class GameService:
         purge_unplayed_after: float = 3600.0,
         purge_abandoned_after: float = 30 * 86400.0,
         purge_every: float = 600.0,
+        leases: Leases | None = None,
     ) -> None:
         self.store = store
+        self.leases = leases
+        """This process's leases when several processes share the database (each game is
+        loaded and played under its lease), or None: the only process."""
+        if leases is not None:
+            leases.on_lost = self._lost
         self.pool = pool
         self.default_level = default_level
         self.hint_time = hint_time
@@ -698,6 +719,8 @@ class GameService:
     async def start(self) -> None:
         """Start evicting idle games and purging stored ones."""
         self._sweeper = asyncio.create_task(self._sweep(), name="lockup-sweeper")
+        if self.leases is not None:
+            self.leases.start()
 
     async def close(self) -> None:
         """Stop the sweeper and every game's driver."""
@@ -707,11 +730,31 @@ class GameService:
             s.closed = True
             if s._driver is not None:
                 s._driver.cancel()
+        if self.leases is not None:
+            await self.leases.close()
 
     def forget(self, session: GameSession) -> None:
         """Drop a session from memory (it stays in the store)."""
         if self.sessions.get(session.id) is session:
             del self.sessions[session.id]
+            if self.leases is not None and session.lease is not None:
+                if self.leases.held.get(session.lease.key) == session.lease:
+                    self.leases.release_soon(session.lease.key)
+
+    def _lost(self, key: str) -> None:
+        """Another process took the game ``key`` over: drop this copy; its pages reconnect
+        (and are sent to the new owner)."""
+        s = self.sessions.get(key.removeprefix("game:"))
+        if s is None:
+            return
+        s.closed = True
+        s.lease = None
+        self.forget(s)
+        if s._driver is not None:
+            s._driver.cancel()
+        for sub in list(s.subscribers):
+            sub.close(1012)
+        s.subscribers.clear()
 
     async def _sweep(self) -> None:
         next_purge = time.monotonic()
@@ -767,7 +810,11 @@ class GameService:
         fut: asyncio.Future[GameSession | None] = asyncio.get_running_loop().create_future()
         self._loading[game_id] = fut
         try:
-            s = await self._load(game_id)
+            try:
+                s = await self._load(game_id)
+            finally:
+                if self.leases is not None and s is None:  # not playable here
+                    self.leases.release_soon(game_key(game_id))
             if s is not None:
                 if s.room_id is not None and self.on_load is not None:
                     await self.on_load(s)
@@ -785,6 +832,9 @@ class GameService:
     async def _load(self, game_id: str) -> GameSession | None:
         if not isinstance(game_id, str) or not 1 <= len(game_id) <= 32:
             return None
+        lease = None
+        if self.leases is not None:  # raises OwnedElsewhere while another process plays it
+            lease = await self.leases.acquire(game_key(game_id))
         found = await self.store.load(game_id)
         if found is None:
             return None
@@ -799,6 +849,7 @@ class GameService:
         seats = [Seat.from_dict(d) for d in header.seats]
         version = max(actions[-1].version if actions else 0, header.events_version)
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
+        s.lease = lease
         s.room_id = header.room_id
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
         humans = set(s.human_seats())
@@ -848,6 +899,8 @@ class GameService:
         game_id = secrets.token_urlsafe(9)
         game = Game(rules, dealer=self.rng.randrange(4))
         s = GameSession(self, game_id, game, names, seats, 0, 0)
+        if self.leases is not None:
+            s.lease = await self.leases.acquire(game_key(game_id))
         s.room_id = room_id
         if prepare is not None:
             prepare(s)

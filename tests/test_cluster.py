@@ -1,0 +1,133 @@
+"""Several server processes on one PostgreSQL database: one owner per game (its lease),
+fenced writes, and another process taking a game over when its owner stops.
+
+Each GameService here stands for one process (its own Store, BotPool and Leases) on a real
+PostgreSQL (tests/services.py); "killing" a process stops its lease renewals without
+giving anything back, as kill -9 would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from lockup.server.cluster import Leases, OwnedElsewhere
+from lockup.server.pool import BotPool
+from lockup.server.protocol import ProtocolError
+from lockup.server.session import GameService, GameSession
+from lockup.server.store import Store
+
+PLAYER = "player-token-cluster-0001"
+
+
+class Page:
+    """A subscriber standing for a page's WebSocket."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.frames: list[str] = []
+        self.closed: int | None = None
+
+    def send(self, text: str) -> None:
+        self.frames.append(text)
+
+    def close(self, code: int) -> None:
+        self.closed = code
+
+
+class Process:
+    def __init__(self, url: str, pool: BotPool) -> None:
+        self.store = Store(url)
+        self.leases = Leases(self.store, ttl=0.8, renew_every=0.2)
+        self.service = GameService(
+            self.store,
+            pool,
+            default_level="random",
+            bot_delay=0.0,
+            bot_jitter=0.0,
+            leases=self.leases,
+        )
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.service.start()
+
+    async def stop(self) -> None:
+        await self.service.close()
+        await self.store.close()
+
+
+async def _south_turn(s: GameSession) -> None:
+    deadline = time.monotonic() + 30
+    while s.busy or s.game.turn != 0 or s.game.phase != "play":
+        assert time.monotonic() < deadline, "South's turn never came"
+        if s.game.is_over:
+            return
+        await asyncio.sleep(0.01)
+
+
+async def _play_south(s: GameSession) -> None:
+    await _south_turn(s)
+    card = s.game.legal_cards()[0]
+    await s.play(0, card, s.version)
+
+
+def test_one_owner_and_a_takeover_that_loses_no_acknowledged_card(pg_server: Any) -> None:
+    url = pg_server.new_database()
+
+    async def go() -> None:
+        pool = BotPool(processes=1)
+        a, b = Process(url, pool), Process(url, pool)
+        await a.start()
+        await b.start()
+        try:
+            s = await a.service.current(PLAYER)
+            assert s.lease is not None and s.lease.fence == 1
+            page = Page(0)
+            async with s.lock:
+                s.join(page, 0)
+            for _ in range(3):
+                await _play_south(s)
+            acked = s.seq  # every action up to here was acknowledged
+            with pytest.raises(OwnedElsewhere):
+                await b.service.get(s.id)  # a's lease runs: b must not play it
+
+            await _south_turn(s)
+            await a.leases.close(release=False)  # a is "killed": no renewals, no release
+            started = time.monotonic()
+            while True:
+                try:
+                    t = await b.service.get(s.id)
+                    break
+                except OwnedElsewhere:
+                    assert time.monotonic() - started < 5.0, "no takeover within 5 s"
+                    await asyncio.sleep(0.1)
+            assert t is not None and t.lease is not None and t.lease.fence == 2
+            assert t.seq >= acked
+            # The stale owner's next card is refused, never acknowledged, stores nothing.
+            with pytest.raises(ProtocolError) as refused:
+                await s.play(0, s.game.legal_cards()[0], s.version)
+            assert refused.value.code in ("server-error", "no-game")
+            assert s.closed and page.closed is not None  # its page reconnects
+            # b goes on from what is stored: the same game, nothing lost or doubled.
+            loaded = await b.store.load(s.id)
+            assert loaded is not None
+            rows = loaded[1]
+            assert [r.seq for r in rows] == list(range(len(rows))) and len(rows) == t.seq
+            await _play_south(t)
+            loaded = await b.store.load(s.id)
+            assert loaded is not None and len(loaded[1]) > acked
+            # A page coming back to b resyncs from the version it saw.
+            again = Page(0)
+            async with t.lock:
+                t.join(again, 0)
+            assert again.frames and '"type":"state"' in again.frames[0].replace(" ", "")
+        finally:
+            await b.stop()
+            await a.stop()
+            pool.close()
+
+    asyncio.run(go())
