@@ -22,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..refusals import catalogue as refusal_catalogue
 from ..web import STATIC_DIR
+from .bus import Bus
+from .cluster import Leases, OwnedElsewhere
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
 from .reviews import Reviews
@@ -30,7 +32,7 @@ from .security import SecurityMiddleware, allowed_hosts
 from .session import GameService, GameSession, available_levels
 from .store import Store
 from .tokens import Players, Tokens
-from .websocket import Guards, Limits, ws_endpoint
+from .websocket import Guards, Limits, Remotes, watch_owners, ws_endpoint
 
 log = logging.getLogger("lockup.server")
 
@@ -108,6 +110,15 @@ async def api_game(request: Request) -> Response:
         )
     except ProtocolError as e:
         return _error(429, e)
+    except OwnedElsewhere as e:  # another process plays it: what the database says
+        found = await _service(request).store.load(e.key.removeprefix("game:"))
+        if found is None:
+            raise
+        header, actions = found
+        mine = next(i for i, x in enumerate(header.seats) if x.get("player") == token)
+        version = max(actions[-1].version if actions else 0, header.events_version)
+        level = next((x.get("level") for x in header.seats if x.get("kind") == "bot"), None)
+        return JSONResponse({"game": header.id, "seat": mine, "version": version, "level": level})
     seat = session.seat_of(token)
     assert seat is not None
     response = JSONResponse(_game_json(session, seat))
@@ -421,6 +432,7 @@ def create_app(
     analysis_workers: int = 1,
     analysis_iterations: int | None = None,
     store: Store | None = None,
+    redis: str | None = None,
 ) -> Starlette:
     """The Lockup server app storing games in ``db`` (an SQLAlchemy URL).
 
@@ -432,10 +444,14 @@ def create_app(
     expert's search at start-up, in the background; ``analysis_workers`` and
     ``analysis_iterations``: the processes and the budget of reviews' analyses (see
     :class:`~lockup.server.reviews.Reviews`). ``store`` may be an already opened
-    :class:`Store` for ``db``.
+    :class:`Store` for ``db``. ``redis``: a Redis URL, for one of several processes on
+    one database (PostgreSQL): games are owned under leases and WebSockets of games
+    another process owns are forwarded to it (see :mod:`lockup.server.bus`).
     """
     the_store = store or Store(db)
     pool = BotPool(processes=bot_processes, hint_processes=hint_processes)
+    leases = Leases(the_store) if redis is not None else None
+    bus = Bus(redis, leases.owner) if redis is not None and leases is not None else None
     service = GameService(
         the_store,
         pool,
@@ -447,6 +463,7 @@ def create_app(
         bot_jitter=bot_jitter,
         purge_unplayed_after=purge_unplayed_after,
         purge_abandoned_after=purge_abandoned_after,
+        leases=leases,
     )
 
     @contextlib.asynccontextmanager
@@ -455,6 +472,11 @@ def create_app(
         tokens = Tokens(await the_store.secret())
         app.state.players = Players(tokens, lambda t: _known_player(the_store, t))
         await service.start()
+        watcher = None
+        if bus is not None:
+            Remotes(app, bus)
+            await bus.start()
+            watcher = asyncio.create_task(watch_owners(bus, service), name="lockup-owners")
         # What start-up made (modules, tables, the engine's constants) lives as long as the
         # server: kept out of the collector's full passes, which would otherwise scan it
         # again and again between cards (pauses that show as acknowledgement spikes).
@@ -466,6 +488,10 @@ def create_app(
         finally:
             if warming is not None:
                 warming.cancel()
+            if watcher is not None:
+                watcher.cancel()
+            if bus is not None:
+                await bus.close()
             await service.close()
             app.state.reviews.close()
             pool.close()
@@ -512,6 +538,7 @@ def create_app(
     app.state.reviews = Reviews(the_store, analysis_workers, analysis_iterations)
     app.state.store = the_store
     app.state.guards = Guards(limits or Limits())
+    app.state.bus = bus
     return app
 
 

@@ -28,6 +28,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="SQLAlchemy database URL (default sqlite:///lockup.sqlite, a file here)",
     )
     p.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="Redis URL (redis://host:6379/0): one of several server processes on one "
+        "PostgreSQL --db, each game owned by one process, any process taking any WebSocket "
+        "(docs/deploy.md)",
+    )
+    p.add_argument(
         "--level",
         default=None,
         help="the bots' level when a new game names none (default normal, or random "
@@ -218,6 +226,7 @@ def _serve(args: argparse.Namespace) -> int:
         analysis_workers=args.analysis_workers,
         analysis_iterations=args.analysis_iterations,
         store=store,
+        redis=args.redis,
     )
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL)

@@ -16,6 +16,8 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from .bus import Bus, Client, ProxyConnection
+from .cluster import OwnedElsewhere
 from .limits import Rate, RateLimiter
 from .protocol import (
     PONG,
@@ -109,6 +111,11 @@ class Connection:
         self._queue: asyncio.Queue[str | int] = asyncio.Queue()
         self._closed = False
         self._told_rate = 0.0
+        self.bus_id = ""
+        """This connection's id on the bus (several processes, see :mod:`.bus`)."""
+        self.remote: tuple[str, str] | None = None
+        """While another process owns this connection's game: that process and the game's
+        lease key; its messages are forwarded there."""
 
     def send(self, text: str) -> None:
         """Queue a frame (a slow client with too many queued frames is disconnected)."""
@@ -148,6 +155,139 @@ class Connection:
             return
 
 
+class _RemoteSocket:
+    """What the message handlers read of a forwarded connection's WebSocket."""
+
+    def __init__(self, app: Any, address: str) -> None:
+        self.app = app
+        self.client = _Address(address)
+
+
+@dataclass
+class _Address:
+    host: str
+
+
+class RemoteConnection(Connection):
+    """A WebSocket of another process (a gateway) whose game this process owns: its
+    messages come from the bus, its frames go back there (see :mod:`.bus`)."""
+
+    def __init__(self, app: Any, bus: Bus, client: Client, limits: Limits) -> None:
+        super().__init__(_RemoteSocket(app, client.address), client.player, limits)  # type: ignore[arg-type]
+        self.proxy = ProxyConnection(bus, client)
+
+    def send(self, text: str) -> None:
+        self.proxy.send(text)
+
+    def close(self, code: int) -> None:
+        self._closed = True
+        self.proxy.close(code)
+
+
+class Remotes:
+    """The forwarded connections this process answers, by gateway and connection id."""
+
+    def __init__(self, app: Any, bus: Bus) -> None:
+        self.app = app
+        self.bus = bus
+        self.conns: dict[tuple[str, str], RemoteConnection] = {}
+        bus.on_message = self.message
+        bus.on_gone = self.gone
+
+    async def message(self, client: Client, text: str) -> None:
+        key = (client.gateway, client.conn)
+        conn = self.conns.get(key)
+        if conn is None:
+            conn = self.conns[key] = RemoteConnection(
+                self.app, self.bus, client, self.app.state.guards.limits
+            )
+        await _handle(conn, text)
+
+    async def gone(self, client: Client) -> None:
+        conn = self.conns.pop((client.gateway, client.conn), None)
+        if conn is not None:
+            _leave(conn)
+
+
+def _leave(conn: Connection) -> None:
+    """A connection ended: off its room or game, its hint stopped."""
+    if conn.room is not None:
+        _rooms(conn.ws).disconnect(conn.room, conn)
+    elif conn.session is not None:
+        conn.session.leave(conn)
+    if conn.hint_task is not None:
+        conn.hint_task.cancel()
+
+
+async def _route(conn: Connection, bus: Bus, text: Any) -> bool:
+    """Several processes: forward the message to the process that owns the connection's
+    game (a ``hello`` looks the owner up); False when this process answers it."""
+    try:
+        msg = parse_client(text)
+    except ProtocolError:
+        msg = None
+    if not isinstance(msg, Hello):
+        if conn.remote is None:
+            return False
+        bus.forward(conn, conn.remote[0], text)
+        return True
+    key = await _lease_key(conn, msg)
+    owner = None
+    if key is not None:
+        service = _service(conn.ws)
+        if key.removeprefix("game:") not in service.sessions:
+            holder = await service.store.lease_holder(key)
+            if holder is not None and service.leases is not None:
+                if holder[0] != service.leases.owner:
+                    owner = holder[0]
+    if conn.remote is not None and (owner is None or conn.remote[0] != owner):
+        bus.gone(conn, conn.remote[0])
+        bus.gateways.pop(conn.bus_id, None)
+        conn.remote = None
+    if owner is None or key is None:
+        return False
+    _leave(conn)
+    conn.session = None
+    conn.room = None
+    conn.remote = (owner, key)
+    bus.forward(conn, owner, text)
+    return True
+
+
+async def _lease_key(conn: Connection, msg: Hello) -> str | None:
+    """The lease key of the game a ``hello`` is for (None: a room, or no game yet)."""
+    if msg.room is not None:
+        return None  # rooms are played on the process that has them (docs/deploy.md)
+    if msg.game is not None:
+        return f"game:{msg.game}" if isinstance(msg.game, str) else None
+    if conn.player is None:
+        return None
+    game_id = await _service(conn.ws).store.player_game(conn.player)
+    return None if game_id is None else f"game:{game_id}"
+
+
+async def watch_owners(bus: Bus, service: GameService, every: float = 1.0) -> None:
+    """Close the gateway connections whose game's owner lost its lease (the process died):
+    their pages reconnect and find the game's new owner."""
+    while True:
+        await asyncio.sleep(every)
+        by_key: dict[str, list[Connection]] = {}
+        for conn in list(bus.gateways.values()):
+            if conn.remote is not None:
+                by_key.setdefault(conn.remote[1], []).append(conn)
+        for key, conns in by_key.items():
+            try:
+                holder = await service.store.lease_holder(key)
+            except Exception as e:  # the database is down: look again later
+                log.warning("looking up the owner of %s failed: %r", key, e)
+                break
+            for conn in conns:
+                if conn.remote is not None and (holder is None or holder[0] != conn.remote[0]):
+                    bus.gateways.pop(conn.bus_id, None)
+                    conn.remote = None
+                    conn.close(1012)
+
+
 def _service(ws: WebSocket) -> GameService:
     service: GameService = ws.app.state.service
     return service
@@ -162,24 +302,28 @@ async def ws_endpoint(ws: WebSocket) -> None:
     await ws.accept()
     player = await ws.app.state.players.known(ws.cookies.get("lockup_player"))
     conn = Connection(ws, player, ws.app.state.guards.limits)
+    bus: Bus | None = getattr(ws.app.state, "bus", None)
+    if bus is not None:
+        conn.bus_id = bus.new_conn_id()
     sender = asyncio.create_task(conn.run_sender())
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            await _handle(conn, message.get("text", message.get("bytes")))
+            text = message.get("text", message.get("bytes"))
+            if bus is not None and await _route(conn, bus, text):
+                continue
+            await _handle(conn, text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         if conn.refused > 1:
             log.warning("a connection sent %d malformed messages", conn.refused)
-        if conn.room is not None:
-            _rooms(ws).disconnect(conn.room, conn)
-        elif conn.session is not None:
-            conn.session.leave(conn)
-        if conn.hint_task is not None:
-            conn.hint_task.cancel()
+        if bus is not None and conn.remote is not None:
+            bus.gone(conn, conn.remote[0])
+            bus.gateways.pop(conn.bus_id, None)
+        _leave(conn)
         conn.close(1000)
         if ws.application_state == WebSocketState.DISCONNECTED or sender.done():
             sender.cancel()
@@ -209,6 +353,8 @@ async def _handle(conn: Connection, text: Any) -> None:
             _start_hint(conn, msg)
         else:
             await _room_message(conn, msg)
+    except OwnedElsewhere:  # another process took the game just now: reconnect to it
+        conn.close(1012)
     except ProtocolError as e:
         if e.code == "bad-message":
             conn.refused += 1

@@ -1,0 +1,233 @@
+"""Several server processes behind one port: WebSockets on one process, games on another.
+
+Any process takes any WebSocket. The process that owns a game (its lease, see
+:mod:`lockup.server.cluster`) runs its :class:`~lockup.server.session.GameSession` as on
+one process. A WebSocket whose game another process owns is a *gateway* connection: the
+process forwards the client's raw messages to the owner, and the owner answers through a
+:class:`ProxyConnection` standing for that WebSocket, so per-seat filtering, versions,
+resync and rate limits work exactly as on one process.
+
+Transport: Redis Streams (redis-py's asyncio client). Each process reads one stream of its
+own, ``lockup:p:<process id>``: messages of the WebSockets it owns games for (from
+gateways), and frames for its gateway connections (from owners). Entries are appended in
+order by one writer task per process (a pipeline per batch), kept while Redis restarts
+(the writer retries; the reader goes on from the last id it read) and trimmed
+(``MAXLEN ~``).
+
+Failover: every second each process checks the leases of the games its gateway
+connections are forwarded for; when the owner's lease ends (the process died) the
+WebSocket is closed with 1012, the page reconnects and says ``hello`` with the version it
+saw, and the game is found on its new owner (the first process to find no owner takes the
+lease and loads the game from the database).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+if TYPE_CHECKING:
+    from .websocket import Connection
+
+log = logging.getLogger("lockup.server")
+
+MAXLEN = 20_000
+"""Entries kept per stream (approximately)."""
+
+
+def stream_of(process: str) -> str:
+    """The stream a process reads."""
+    return f"lockup:p:{process}"
+
+
+@dataclass
+class Client:
+    """Who a forwarded connection is: its gateway process, its id there, the player (known
+    by the gateway's cookie check) and the client's address."""
+
+    gateway: str
+    conn: str
+    player: str | None
+    address: str
+
+
+class ProxyConnection:
+    """Stands for a gateway's WebSocket on the owner: frames go back through Redis."""
+
+    def __init__(self, bus: Bus, client: Client) -> None:
+        self.bus = bus
+        self.client = client
+        self.closed = False
+
+    def send(self, text: str) -> None:
+        if not self.closed:
+            self.bus.post(self.client.gateway, {"t": "f", "c": self.client.conn, "d": text})
+
+    def close(self, code: int) -> None:
+        if not self.closed:
+            self.closed = True
+            self.bus.post(self.client.gateway, {"t": "x", "c": self.client.conn, "d": str(code)})
+
+
+class Bus:
+    """This process's end of the streams: posting entries, reading its own.
+
+    ``on_message(client, text)`` runs a forwarded client message on this (owner) process,
+    ``on_gone(client)`` ends a forwarded connection; :meth:`attach` registers a gateway
+    connection that frames for it are delivered to.
+    """
+
+    def __init__(self, url: str, process: str) -> None:
+        self.url = url
+        self.process = process
+        self.redis: Redis = Redis.from_url(url, decode_responses=True)
+        self.on_message: Callable[[Client, str], Awaitable[None]] | None = None
+        self.on_gone: Callable[[Client], Awaitable[None]] | None = None
+        self.gateways: dict[str, Connection] = {}
+        """This process's WebSockets forwarded to other processes, by connection id."""
+        self._ids = itertools.count(1)
+        self._out: asyncio.Queue[tuple[str, dict[str, str]]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._workers: dict[tuple[str, str], asyncio.Queue[str | None]] = {}
+        self.last_id = "0-0"
+        self.errors = 0
+        """Redis errors met (retried)."""
+
+    def new_conn_id(self) -> str:
+        return str(next(self._ids))
+
+    async def start(self) -> None:
+        # Only entries from now on: an earlier process of the same id cannot exist.
+        self._tasks = [
+            asyncio.create_task(self._writer(), name="lockup-bus-writer"),
+            asyncio.create_task(self._reader(), name="lockup-bus-reader"),
+        ]
+
+    async def close(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        await self.redis.aclose()
+
+    # ------------------------------------------------------------------ sending
+
+    def post(self, process: str, fields: dict[str, str]) -> None:
+        """Append an entry to ``process``'s stream (in order, in the background)."""
+        self._out.put_nowait((process, fields))
+
+    def forward(self, conn: Connection, owner: str, text: str) -> None:
+        """A gateway connection's message, to the owner of its game."""
+        self.gateways[conn.bus_id] = conn
+        address = conn.ws.client.host if conn.ws.client else ""
+        self.post(
+            owner,
+            {
+                "t": "m",
+                "g": self.process,
+                "c": conn.bus_id,
+                "p": conn.player or "",
+                "a": address,
+                "d": text,
+            },
+        )
+
+    def gone(self, conn: Connection, owner: str) -> None:
+        """A gateway connection closed (or moved to another game): tell its owner."""
+        self.post(owner, {"t": "c", "g": self.process, "c": conn.bus_id})
+
+    async def _writer(self) -> None:
+        queue = self._out
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty() and len(batch) < 500:
+                batch.append(queue.get_nowait())
+            delay = 0.05
+            while True:
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for process, fields in batch:
+                            pipe.xadd(
+                                stream_of(process),
+                                fields,  # type: ignore[arg-type]
+                                maxlen=MAXLEN,
+                                approximate=True,
+                            )
+                        await pipe.execute()
+                    break
+                except (RedisError, OSError) as e:  # Redis restarting: keep them, retry
+                    self.errors += 1
+                    log.warning("redis: posting %d entries failed (%s); retrying", len(batch), e)
+                    await asyncio.sleep(delay)
+                    delay = min(1.0, delay * 2)
+
+    # ------------------------------------------------------------------ reading
+
+    async def _reader(self) -> None:
+        stream = stream_of(self.process)
+        delay = 0.05
+        while True:
+            try:
+                got: Any = await self.redis.xread({stream: self.last_id}, count=500, block=1000)
+                delay = 0.05
+            except (RedisError, OSError) as e:
+                self.errors += 1
+                log.warning("redis: reading %s failed (%s); retrying", stream, e)
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+                continue
+            for _, entries in got or []:
+                for entry_id, fields in entries:
+                    self.last_id = entry_id
+                    self._dispatch(fields)
+
+    def _dispatch(self, f: dict[str, str]) -> None:
+        kind = f.get("t")
+        if kind == "f" or kind == "x":
+            conn = self.gateways.get(f["c"])
+            if conn is None:
+                return
+            if kind == "f":
+                conn.send(f["d"])
+            else:
+                self.gateways.pop(f["c"], None)
+                conn.close(int(f["d"]))
+        elif kind == "m" or kind == "c":
+            key = (f["g"], f["c"])
+            queue = self._workers.get(key)
+            if queue is None:
+                if kind == "c":
+                    return
+                queue = self._workers[key] = asyncio.Queue()
+                client = Client(f["g"], f["c"], f.get("p") or None, f.get("a", ""))
+                task = asyncio.create_task(self._work(key, client, queue))
+                task.add_done_callback(lambda _t: None)
+            queue.put_nowait(f["d"] if kind == "m" else None)
+
+    async def _work(
+        self, key: tuple[str, str], client: Client, queue: asyncio.Queue[str | None]
+    ) -> None:
+        """Run one forwarded connection's messages in order, then its end."""
+        try:
+            while True:
+                text = await queue.get()
+                if text is None:
+                    break
+                if self.on_message is not None:
+                    try:
+                        await self.on_message(client, text)
+                    except Exception as e:  # a bug: logged, the connection goes on
+                        log.error("a forwarded message failed: %r", e)
+        finally:
+            self._workers.pop(key, None)
+            if self.on_gone is not None:
+                await self.on_gone(client)
