@@ -318,3 +318,61 @@ def test_postgresql_down_refuses_moves_and_never_acknowledges_them(
     finally:
         for s in (a, b):
             s.stop()
+
+
+def test_a_room_of_four_people_on_three_processes_plays_to_the_end(
+    tmp_path: Path, stack: tuple[Postgres, Redis]
+) -> None:
+    from test_rooms import Person, consecutive, hidden_cards_seen, key_of, play_to_the_end
+
+    pg, redis = stack
+    url, procs = servers(tmp_path, pg, redis, 3)
+    try:
+        host = Person(procs[0], "Ann")  # the room is made on the first: it has it
+        room = host.create(target=10, levels="random")
+        rid, invite = room["room"], key_of(room["invite"])
+        guests = [Person(procs[i], n) for i, n in ((1, "Bo"), (2, "Cy"), (1, "Di"))]
+        for g in guests:  # joined through the other processes (forwarded to the first)
+            r = g.join(rid, invite)
+            assert r.status_code == 200, r.text
+        people = [host, *guests]
+        assert sorted(p.seat for p in people if p.seat is not None) == [0, 1, 2, 3]
+        assert guests[0].http.get(f"/api/rooms/{rid}").json()["seats"][0]["name"] == "Ann"
+
+        async def go() -> list[list[Msg]]:
+            sockets = [await p.connect().__aenter__() for p in people]
+            try:
+                for ws in sockets:
+                    await ws.send(json.dumps({"type": "hello", "room": rid, "since": 0}))
+                first = json.loads(await asyncio.wait_for(sockets[0].recv(), 15))
+                assert first["type"] == "room"
+                await asyncio.sleep(0.5)  # every page in the room before the start
+                await sockets[0].send(json.dumps({"type": "start"}))
+                return list(
+                    await asyncio.gather(
+                        *(
+                            play_to_the_end(p, ws, chat=i == 1)
+                            for i, (p, ws) in enumerate(zip(people, sockets, strict=True))
+                        )
+                    )
+                )
+            finally:
+                for ws in sockets:
+                    await ws.close()
+
+        frames = asyncio.run(go())
+        game_id = next(
+            f["room"]["game"] for f in frames[0] if f["type"] == "room" and f["room"]["game"]
+        )
+        game, deals, _ = stored(url, game_id)
+        assert game.is_over
+        for person, fs in zip(people, frames, strict=True):
+            assert hidden_cards_seen(fs, person.seat, deals) == set(), person.name
+            consecutive(fs)
+            chats = [
+                f["event"] for f in fs if f["type"] == "event" and f["event"]["kind"] == "chat"
+            ]
+            assert chats and chats[0]["text"] == "hello from Bo"
+    finally:
+        for s in procs:
+            s.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 from collections.abc import AsyncIterator, Iterable
@@ -22,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..refusals import catalogue as refusal_catalogue
 from ..web import STATIC_DIR
-from .bus import Bus
+from .bus import Bus, asgi_request
 from .cluster import Leases, OwnedElsewhere
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
@@ -245,8 +246,50 @@ async def api_lobby(request: Request) -> Response:
     return JSONResponse({"rooms": await _rooms(request).lobby()})
 
 
+FORWARDED = "x-lockup-forwarded"
+"""The header of an HTTP request another process forwarded (never forwarded again)."""
+
+
+async def _elsewhere(request: Request) -> Response | None:
+    """Several processes: the answer of the process that has the room, when another
+    process has it (None: this process answers)."""
+    bus: Bus | None = request.app.state.bus
+    leases = _service(request).leases
+    if bus is None or leases is None or request.headers.get(FORWARDED):
+        return None
+    key = f"room:{request.path_params['room_id']}"
+    if key in leases.held:
+        return None
+    holder = await _service(request).store.lease_holder(key)
+    if holder is None or holder[0] == leases.owner:
+        return None
+    headers = [(k, v) for k, v in request.headers.items() if k not in ("content-length",)]
+    try:
+        reply = await bus.call(
+            holder[0],
+            {
+                "method": request.method,
+                "path": request.url.path,
+                "query": request.url.query,
+                "headers": [*headers, (FORWARDED, "1")],
+                "body": (await request.body()).decode("utf-8", "replace"),
+                "client": _address(request),
+            },
+        )
+    except TimeoutError:
+        return _error(503, ProtocolError("server-error", "The room's server did not answer."))
+    response = Response(reply["body"], status_code=int(reply["status"]))
+    for k, v in reply["headers"]:
+        if k.lower() != "content-length":
+            response.headers.append(k, v)
+    return response
+
+
 async def api_room(request: Request) -> Response:
     """``GET /api/rooms/{id}``: a room, for its people, or with its invite or watch key."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     room = await _rooms(request).get(request.path_params["room_id"])
     token = await request.app.state.players.known(request.cookies.get(COOKIE))
     key = request.query_params.get("invite") or request.query_params.get("key")
@@ -259,6 +302,9 @@ async def api_room(request: Request) -> Response:
 
 async def api_join_room(request: Request) -> Response:
     """``POST /api/rooms/{id}/join``: take a seat, ``{"invite", "seat", "name"}``."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     rooms = _rooms(request)
     try:
         data = await _json_body(request)
@@ -289,6 +335,9 @@ async def api_join_room(request: Request) -> Response:
 
 async def api_leave_room(request: Request) -> Response:
     """``POST /api/rooms/{id}/leave``: give up one's seat before the game starts."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     room = await _rooms(request).get(request.path_params["room_id"])
     token = await request.app.state.players.known(request.cookies.get(COOKIE))
     if room is None or token is None or room.seat_of(token) is None:
@@ -475,6 +524,7 @@ def create_app(
         watcher = None
         if bus is not None:
             Remotes(app, bus)
+            bus.on_http = functools.partial(asgi_request, app)
             await bus.start()
             watcher = asyncio.create_task(watch_owners(bus, service), name="lockup-owners")
         # What start-up made (modules, tables, the engine's constants) lives as long as the

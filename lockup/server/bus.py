@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -91,12 +92,16 @@ class Bus:
         self.redis: Redis = Redis.from_url(url, decode_responses=True)
         self.on_message: Callable[[Client, str], Awaitable[None]] | None = None
         self.on_gone: Callable[[Client], Awaitable[None]] | None = None
+        self.on_http: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+        """Answers an HTTP request forwarded by another process (see :meth:`call`)."""
+        self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.gateways: dict[str, Connection] = {}
         """This process's WebSockets forwarded to other processes, by connection id."""
         self._ids = itertools.count(1)
         self._out: asyncio.Queue[tuple[str, dict[str, str]]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._workers: dict[tuple[str, str], asyncio.Queue[str | None]] = {}
+        self._answering: set[asyncio.Task[None]] = set()
         self.last_id = "0-0"
         self.errors = 0
         """Redis errors met (retried)."""
@@ -145,6 +150,29 @@ class Bus:
         """A gateway connection closed (or moved to another game): tell its owner."""
         self.post(owner, {"t": "c", "g": self.process, "c": conn.bus_id})
 
+    async def call(
+        self, owner: str, request: dict[str, Any], timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """Have ``owner`` answer an HTTP request (method, path, query, headers, body, client);
+        its answer (status, headers, body). Raises :class:`TimeoutError`."""
+        call_id = f"h{next(self._ids)}"
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._calls[call_id] = fut
+        self.post(owner, {"t": "h", "g": self.process, "c": call_id, "d": json.dumps(request)})
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            self._calls.pop(call_id, None)
+
+    async def _answer(self, gateway: str, call_id: str, request: dict[str, Any]) -> None:
+        try:
+            assert self.on_http is not None
+            reply = await self.on_http(request)
+        except Exception as e:
+            log.error("a forwarded request failed: %r", e)
+            reply = {"status": 500, "headers": [], "body": ""}
+        self.post(gateway, {"t": "r", "c": call_id, "d": json.dumps(reply)})
+
     async def _writer(self) -> None:
         queue = self._out
         while True:
@@ -192,7 +220,15 @@ class Bus:
 
     def _dispatch(self, f: dict[str, str]) -> None:
         kind = f.get("t")
-        if kind == "f" or kind == "x":
+        if kind == "h":
+            task = asyncio.create_task(self._answer(f["g"], f["c"], json.loads(f["d"])))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+        elif kind == "r":
+            fut = self._calls.get(f["c"])
+            if fut is not None and not fut.done():
+                fut.set_result(json.loads(f["d"]))
+        elif kind == "f" or kind == "x":
             conn = self.gateways.get(f["c"])
             if conn is None:
                 return
@@ -210,7 +246,8 @@ class Bus:
                 queue = self._workers[key] = asyncio.Queue()
                 client = Client(f["g"], f["c"], f.get("p") or None, f.get("a", ""))
                 task = asyncio.create_task(self._work(key, client, queue))
-                task.add_done_callback(lambda _t: None)
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
             queue.put_nowait(f["d"] if kind == "m" else None)
 
     async def _work(
@@ -231,3 +268,47 @@ class Bus:
             self._workers.pop(key, None)
             if self.on_gone is not None:
                 await self.on_gone(client)
+
+
+async def asgi_request(app: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """Run a forwarded HTTP request (see :meth:`Bus.call`) through this process's app."""
+    path = str(request["path"])
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request["method"],
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": str(request.get("query", "")).encode(),
+        "root_path": "",
+        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in request["headers"]],
+        "client": (request.get("client", ""), 0),
+        "server": ("127.0.0.1", 0),
+    }
+    body = str(request.get("body", "")).encode()
+    given = False
+    out: dict[str, Any] = {"status": 500, "headers": [], "body": ""}
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # no disconnect: the caller waits for the answer
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+            out["headers"] = [
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])
+            ]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    out["body"] = b"".join(chunks).decode("utf-8", "replace")
+    return out

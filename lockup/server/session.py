@@ -707,6 +707,8 @@ class GameService:
         self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self.on_lost_room: Callable[[str], None] | None = None
+        """Told when another process took over a room of this process (see :meth:`_lost`)."""
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
 
@@ -744,6 +746,10 @@ class GameService:
     def _lost(self, key: str) -> None:
         """Another process took the game ``key`` over: drop this copy; its pages reconnect
         (and are sent to the new owner)."""
+        if key.startswith("room:"):
+            if self.on_lost_room is not None:
+                self.on_lost_room(key.removeprefix("room:"))
+            return
         s = self.sessions.get(key.removeprefix("game:"))
         if s is None:
             return

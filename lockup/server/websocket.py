@@ -235,11 +235,11 @@ async def _route(conn: Connection, bus: Bus, text: Any) -> bool:
     owner = None
     if key is not None:
         service = _service(conn.ws)
-        if key.removeprefix("game:") not in service.sessions:
+        leases = service.leases
+        if leases is not None and key not in leases.held:
             holder = await service.store.lease_holder(key)
-            if holder is not None and service.leases is not None:
-                if holder[0] != service.leases.owner:
-                    owner = holder[0]
+            if holder is not None and holder[0] != leases.owner:
+                owner = holder[0]
     if conn.remote is not None and (owner is None or conn.remote[0] != owner):
         bus.gone(conn, conn.remote[0])
         bus.gateways.pop(conn.bus_id, None)
@@ -255,9 +255,9 @@ async def _route(conn: Connection, bus: Bus, text: Any) -> bool:
 
 
 async def _lease_key(conn: Connection, msg: Hello) -> str | None:
-    """The lease key of the game a ``hello`` is for (None: a room, or no game yet)."""
+    """The lease key of the room or game a ``hello`` is for (None: no game yet)."""
     if msg.room is not None:
-        return None  # rooms are played on the process that has them (docs/deploy.md)
+        return f"room:{msg.room}" if isinstance(msg.room, str) else None
     if msg.game is not None:
         return f"game:{msg.game}" if isinstance(msg.game, str) else None
     if conn.player is None:
