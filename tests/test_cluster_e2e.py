@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import bisect
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -376,3 +378,42 @@ def test_a_room_of_four_people_on_three_processes_plays_to_the_end(
     finally:
         for s in procs:
             s.stop()
+
+
+def test_workers_share_one_port_and_a_dead_worker_is_replaced(
+    tmp_path: Path, stack: tuple[Postgres, Redis]
+) -> None:
+    pg, redis = stack
+    url = pg.new_database()
+    server = Server(
+        tmp_path / "w" / "log", *UNPACED, "--redis", redis.url, "--workers", "2", url=url
+    )
+    server.start(timeout=90)
+    try:
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        assert len(children) == 2
+        players = [Player(server) for _ in range(6)]  # each on whichever worker answers
+
+        async def first_states() -> list[Msg]:
+            out = []
+            for p in players:
+                ws = await p.connect(server)
+                out.append(json.loads(await asyncio.wait_for(ws.recv(), 30)))
+                await ws.close()
+            return out
+
+        assert all(m["type"] == "state" for m in asyncio.run(first_states()))
+        os.kill(int(children[0]), signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while True:  # the supervisor starts another
+            now = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+            if len(now) == 2 and children[0] not in now:
+                break
+            assert time.monotonic() < deadline, now
+            time.sleep(0.2)
+        p = players[0]
+        asyncio.run(p.play([server]))  # its game to the end, wherever it is owned now
+        game, _ = check(url, p)
+        assert game.is_over
+    finally:
+        server.stop()
