@@ -131,3 +131,26 @@ def test_one_owner_and_a_takeover_that_loses_no_acknowledged_card(pg_server: Any
             pool.close()
 
     asyncio.run(go())
+
+
+def test_rate_limits_are_counted_together_in_redis() -> None:
+    from redis.asyncio import Redis as Client
+    from services import redis
+
+    from lockup.server.limits import Rate, SharedRateLimiter
+
+    with redis() as server:
+
+        async def go() -> None:
+            one, two = Client.from_url(server.url), Client.from_url(server.url)
+            a = SharedRateLimiter(Rate(3, 60.0), one, "test")
+            b = SharedRateLimiter(Rate(3, 60.0), two, "test")
+            assert [await a.take("p"), await b.take("p"), await a.take("p")] == [0, 0, 0]
+            assert 59 < await b.take("p") <= 60  # the fourth, on either process, waits
+            assert await a.take("q") == 0  # another key has its own bucket
+            server.stop()  # Redis gone: each process counts on its own meanwhile
+            assert await a.take("p") == 0
+            await one.aclose()
+            await two.aclose()
+
+        asyncio.run(go())

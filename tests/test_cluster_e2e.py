@@ -417,3 +417,27 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(
         assert game.is_over
     finally:
         server.stop()
+
+
+def test_rate_limits_hold_across_processes(tmp_path: Path, stack: tuple[Postgres, Redis]) -> None:
+    pg, redis = stack
+    url = pg.new_database()
+    limit = ("--new-games-per-player", "2/600")
+    a, b = (
+        Server(tmp_path / f"r{i}" / "log", *UNPACED, *limit, "--redis", redis.url, url=url)
+        for i in range(2)
+    )
+    a.start(timeout=60)
+    b.start(timeout=60)
+    try:
+        http = httpx.Client(base_url=a.url, timeout=30)
+        assert http.post("/api/games", json={}).status_code == 200
+        cookie = {"lockup_player": http.cookies["lockup_player"]}
+        other = httpx.Client(base_url=b.url, timeout=30, cookies=cookie)
+        assert other.post("/api/games", json={}).status_code == 200
+        third = http.post("/api/games", json={})  # a third new game, on either: refused
+        assert third.status_code == 429 and third.json()["error"] == "rate-limited"
+        assert other.post("/api/games", json={}).status_code == 429
+    finally:
+        a.stop()
+        b.stop()

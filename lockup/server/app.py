@@ -107,7 +107,7 @@ async def api_game(request: Request) -> Response:
     guards: Guards = request.app.state.guards
     try:
         session = await _service(request).current(
-            token, lambda: guards.new_game(token, _address(request))
+            token, functools.partial(guards.new_game, token, _address(request))
         )
     except ProtocolError as e:
         return _error(429, e)
@@ -143,7 +143,7 @@ async def api_new_game(request: Request) -> Response:
         return _error(400, e)
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
     session = await service.new_game(token, rules, level)
@@ -225,7 +225,7 @@ async def api_new_room(request: Request) -> Response:
         return _error(400, e)
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
     room = await _rooms(request).create(token, options, name)
@@ -425,7 +425,7 @@ async def api_upload(request: Request) -> Response:
         return _error(400, ProtocolError("bad-record", "The file is not JSON."))
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
         game_id = await _reviews(request).upload(token, data, int(seat_text))
     except ProtocolError as e:
         return _error(429 if e.code == "rate-limited" else 400, e)
@@ -587,7 +587,7 @@ def create_app(
     app.state.rooms = RoomService(service)
     app.state.reviews = Reviews(the_store, analysis_workers, analysis_iterations)
     app.state.store = the_store
-    app.state.guards = Guards(limits or Limits())
+    app.state.guards = Guards(limits or Limits(), bus.redis if bus is not None else None)
     app.state.bus = bus
     return app
 

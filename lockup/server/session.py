@@ -863,10 +863,10 @@ class GameService:
         return s
 
     async def current(
-        self, player: str, before_new: Callable[[], None] | None = None
+        self, player: str, before_new: Callable[[], Awaitable[None]] | None = None
     ) -> GameSession:
         """The game ``player`` plays now; a new one (default options) if none, after
-        ``before_new()`` (which may raise to refuse it).
+        ``await before_new()`` (which may raise to refuse it).
 
         Two requests at once (the page's ``/api/game`` and its ``hello``) find one game.
         """
@@ -880,7 +880,7 @@ class GameService:
                 if s is not None and s.seat_of(player) is not None:
                     return s
             if before_new is not None:
-                before_new()
+                await before_new()
             return await self.new_game(player, Rules(), self.default_level)
 
     async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from .bus import Bus, Client, ProxyConnection
 from .cluster import OwnedElsewhere
-from .limits import Rate, RateLimiter
+from .limits import Rate, RateLimiter, SharedRateLimiter
 from .protocol import (
     PONG,
     Chat,
@@ -61,28 +62,45 @@ class Limits:
 
 
 class Guards:
-    """The rate limiters of one server, shared by every connection and request."""
+    """The rate limiters of one server, shared by every connection and request; with
+    ``redis`` (an asyncio Redis client), counted in Redis across the server processes
+    (:class:`~lockup.server.limits.SharedRateLimiter`)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, redis: Any = None) -> None:
         self.limits = limits
-        self.hints = RateLimiter(limits.hints)
-        self.chat = RateLimiter(limits.chat)
-        self.new_games_player = RateLimiter(limits.new_games_player)
-        self.new_games_address = RateLimiter(limits.new_games_address)
 
-    def new_game(self, player: str, address: str) -> None:
+        def limiter(rate: Rate, name: str) -> RateLimiter | SharedRateLimiter:
+            if redis is None:
+                return RateLimiter(rate)
+            return SharedRateLimiter(rate, redis, name)
+
+        self.hints = limiter(limits.hints, "hints")
+        self.chat = limiter(limits.chat, "chat")
+        self.new_games_player = limiter(limits.new_games_player, "games-player")
+        self.new_games_address = limiter(limits.new_games_address, "games-address")
+
+    async def new_game(self, player: str, address: str) -> None:
         """Spend one new game of ``player`` at ``address``; raises ``rate-limited``."""
-        wait = max(self.new_games_address.take(address), self.new_games_player.take(player))
+        wait = max(
+            await _take(self.new_games_address, address),
+            await _take(self.new_games_player, player),
+        )
         if wait > 0:
             raise rate_limited("new games", wait)
 
     @staticmethod
-    def spend(limiter: RateLimiter, key: str | None, what: str) -> None:
+    async def spend(limiter: RateLimiter | SharedRateLimiter, key: str | None, what: str) -> None:
         """Spend one request of ``key`` (a player) from ``limiter``; raises ``rate-limited``
         saying ``what`` there were too many of."""
-        wait = limiter.take(key or "")
+        wait = await _take(limiter, key or "")
         if wait > 0:
             raise rate_limited(what, wait)
+
+
+async def _take(limiter: RateLimiter | SharedRateLimiter, key: str) -> float:
+    if isinstance(limiter, SharedRateLimiter):
+        return await limiter.take(key)
+    return limiter.take(key)
 
 
 def rate_limited(what: str, wait: float) -> ProtocolError:
@@ -350,7 +368,7 @@ async def _handle(conn: Connection, text: Any) -> None:
         elif isinstance(msg, Play):
             await _joined(conn).play(conn.seat, msg.card, msg.version)
         elif isinstance(msg, Hint):
-            _start_hint(conn, msg)
+            await _start_hint(conn, msg)
         else:
             await _room_message(conn, msg)
     except OwnedElsewhere:  # another process took the game just now: reconnect to it
@@ -394,7 +412,9 @@ async def _hello(conn: Connection, msg: Hello) -> None:
     player = conn.player
     for _ in range(3):
         if msg.game is None:
-            session = await service.current(player, lambda: guards.new_game(player, address))
+            session = await service.current(
+                player, functools.partial(guards.new_game, player, address)
+            )
         else:
             found = await service.get(msg.game)
             if found is None:
@@ -459,7 +479,7 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
         if session is None or conn.seat == SPECTATOR:
             raise ProtocolError("not-seated", "Only the people at the table talk at it.")
         guards: Guards = conn.ws.app.state.guards
-        guards.spend(guards.chat, conn.player, "messages at the table")
+        await guards.spend(guards.chat, conn.player, "messages at the table")
         if isinstance(msg, Chat):
             kind, data = "chat", {"text": msg.text}
         else:
@@ -470,12 +490,12 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
             await session.note(kind, conn.seat, data, players_only=kind == "chat")
 
 
-def _start_hint(conn: Connection, msg: Hint) -> None:
+async def _start_hint(conn: Connection, msg: Hint) -> None:
     session = _joined(conn)
     if conn.hint_task is not None and not conn.hint_task.done():
         raise ProtocolError("hint-busy", "A hint is already being worked out for you.")
     guards: Guards = conn.ws.app.state.guards
-    guards.spend(guards.hints, conn.player, "hints")
+    await guards.spend(guards.hints, conn.player, "hints")
     conn.hint_task = asyncio.create_task(_hint(conn, session, msg.version))
 
 
