@@ -607,3 +607,16 @@ def test_postgresql_down_refuses_writes_and_they_resume_after(tmp_path: Path) ->
             assert loaded is not None and [r.data for r in loaded[1][1:]] == ["3C"]
 
         _run(go, url)
+
+
+def test_lease_holders_reads_many_at_once(db_url: str) -> None:
+    a = process_id()
+
+    async def go(store: Store) -> None:
+        for i in range(3):
+            assert await store.acquire_lease(f"game:g{i}", a, 60 if i else 0.01) is not None
+        await asyncio.sleep(0.05)
+        holders = await store.lease_holders([f"game:g{i}" for i in range(4)])
+        assert holders == {"game:g1": (a, 1), "game:g2": (a, 1)}  # g0 expired, g3 none
+
+    _run(go, db_url)

@@ -945,6 +945,26 @@ class Store:
 
         await self._run(run)
 
+    async def lease_holders(self, keys: Collection[str]) -> dict[str, tuple[str, int]]:
+        """The owner and fence of each running lease of ``keys`` (one query per
+        :data:`BATCH` keys); keys with none, or an expired one, are left out."""
+
+        def read() -> dict[str, tuple[str, int]]:
+            t = leases_table.c
+            out: dict[str, tuple[str, int]] = {}
+            now = _now()
+            with self._engine().connect() as conn:
+                for chunk in _chunks(sorted(keys)):
+                    for row in conn.execute(
+                        select(t.id, t.owner, t.fence, t.expires_at).where(t.id.in_(chunk))
+                    ):
+                        if _aware(row.expires_at) > now:
+                            out[str(row.id)] = (str(row.owner), int(row.fence))
+            return out
+
+        result: dict[str, tuple[str, int]] = await self._run(read)
+        return result
+
     async def lease_holder(self, key: str) -> tuple[str, int] | None:
         """The owner and fence of the running lease ``key``, or None (none, or expired)."""
 

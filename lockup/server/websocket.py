@@ -293,12 +293,15 @@ async def watch_owners(bus: Bus, service: GameService, every: float = 1.0) -> No
         for conn in list(bus.gateways.values()):
             if conn.remote is not None:
                 by_key.setdefault(conn.remote[1], []).append(conn)
+        if not by_key:
+            continue
+        try:
+            holders = await service.store.lease_holders(list(by_key))
+        except Exception as e:  # the database is down: look again later
+            log.warning("looking up the owners of %d games failed: %r", len(by_key), e)
+            continue
         for key, conns in by_key.items():
-            try:
-                holder = await service.store.lease_holder(key)
-            except Exception as e:  # the database is down: look again later
-                log.warning("looking up the owner of %s failed: %r", key, e)
-                break
+            holder = holders.get(key)
             for conn in conns:
                 if conn.remote is not None and (holder is None or holder[0] != conn.remote[0]):
                     bus.gateways.pop(conn.bus_id, None)
