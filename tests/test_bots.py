@@ -95,7 +95,7 @@ def scrambled(game: Game, seat: int, rng: random.Random) -> Game:
 
 
 def test_levels_and_errors() -> None:
-    assert list(LEVELS) == ["random", "easy", "normal", "expert"]
+    assert list(LEVELS) == ["random", "easy", "normal", "expert", "master"]
     for name in LEVELS:
         bot = make_bot(name, seed=1)
         assert isinstance(bot, Bot) and bot.name == name
@@ -173,7 +173,7 @@ def test_all_club_hand_and_the_club_lead() -> None:
     )
     view = game.view(0)
     for name in LEVELS:
-        bot = make_bot(name, seed=1, **({"iterations": 5} if name == "expert" else {}))
+        bot = make_bot(name, seed=1, **({"iterations": 5} if name in ("expert", "master") else {}))
         c = bot.choose(view)
         assert c < 13, name
     assert make_bot("normal").choose(view) == parse_card("2C")  # lead low, hope to be overtaken

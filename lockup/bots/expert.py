@@ -14,6 +14,7 @@ smooth estimate from the gap to the best other total.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ..cards import Card
 from ..engine import Game, SeatView
@@ -89,6 +90,9 @@ class ExpertBot(Bot):
         mc_steps: int = 4,
         eps: int = 0,
         jit: bool | None = None,
+        solve: int = 0,
+        smode: int = 0,
+        merge: bool = False,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -104,6 +108,13 @@ class ExpertBot(Bot):
             _check_int("mc_steps", mc_steps, 0),
         )
         self.eps = _check_int("eps", eps, 0)
+        self.solve = _check_int("solve", solve, 0)
+        if self.solve > 5:
+            raise ValueError(f"solve must be from 0 to 5 tricks, not {solve!r}")
+        self.smode = _check_int("smode", smode, 0)
+        if self.smode > 1:
+            raise ValueError(f"smode must be 0 or 1, not {smode!r}")
+        self.merge = bool(merge)
         self.jit = jit
         self.policy = check_policy(policy)
         self.rng = random.Random(seed)
@@ -128,9 +139,36 @@ class ExpertBot(Bot):
             policy=self.policy,
             lam=self.lam,
             mcmc=self.mcmc,
+            solve=self.solve,
+            smode=self.smode,
+            merge=self.merge,
         )
         self.last = result
         return result.best()
+
+
+MASTER_TIME_LIMIT = 0.9
+"""Seconds a move the ``master`` level thinks by default (the browser game's limit is 1 s)."""
+
+
+class MasterBot(ExpertBot):
+    """The expert given about a second a move (``time_limit`` :data:`MASTER_TIME_LIMIT`,
+    no iteration cap): for players who want the strongest opponent and can wait. Takes
+    the expert's options."""
+
+    name = "master"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        **options: Any,
+    ) -> None:
+        if iterations is None and time_limit is None:
+            time_limit = MASTER_TIME_LIMIT
+        super().__init__(seed, iterations=iterations, time_limit=time_limit, **options)
 
 
 def hint(

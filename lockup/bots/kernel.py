@@ -142,6 +142,15 @@ class Tables(NamedTuple):
     """Accumulated tricks per candidate."""
     weight: Any
     """``[deals sampled, the chain's current likelihood]``."""
+    tt_key: Any
+    """The endgame solver's transposition table (:func:`lockup.bots._kernel.solve`): keys,
+    a power of two of them, ..."""
+    tt_val: Any
+    """... and per key the lower and upper bounds of the value."""
+    sf: Any
+    """The solver's own stack: five numbers a ply (bounds, best value so far) ..."""
+    si: Any
+    """... and four integers (cards left to try, table key and slot, whose ply)."""
 
 
 DEFAULT_POLICY = {"risk": 600, "clean_last": 1, "void_lead": 0, "duck": 1, "duckme": 1}
@@ -314,6 +323,35 @@ def history(
     return rows, adds, cards
 
 
+TT_SIZE = 1 << 15
+"""Entries of the endgame solver's transposition table (a power of two)."""
+
+
+def interchangeable(view: SeatView) -> dict[Card, Card]:
+    """For each legal card of ``view``, the card that stands for it in a search: cards of
+    one suit with no card between them that another seat may still play (an unseen card,
+    or the best card of the trick) play the same, and the highest of such a run stands for
+    the run. Pictures (J, Q, K: they open R7's exception) stand for themselves."""
+    live = view.unseen_mask
+    led = -1
+    best = -1
+    for _, c in view.trick:
+        if led < 0:
+            led = c // 13
+        if c // 13 == led and c > best:
+            best = c
+    if best >= 0:
+        live |= 1 << best
+    kept = _plain.distinct(None, view.legal_mask, live)
+    out: dict[Card, Card] = {}
+    for c in cards_of(view.legal_mask):
+        r = c
+        while not (kept >> r) & 1:
+            r += 1
+        out[c] = r
+    return out
+
+
 FIT_CHAINS = 3
 """Chains run to judge how well the ``normal`` rules explain each seat's plays, ..."""
 FIT_STEPS = 100
@@ -363,6 +401,9 @@ class Position:
         policy: dict[str, int] | None = None,
         lam: float = 1.0,
         mcmc: tuple[int, int, int] = (50, 30, 4),
+        solve: int = 0,
+        smode: int = 0,
+        merge: bool = False,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -374,6 +415,8 @@ class Position:
         pol = check_policy(policy or {})
         st = view_state(view, km, pol, seed=seed, eps=eps)
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
+        st[km.I_SOLVE] = solve
+        st[km.I_SMODE] = smode
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -389,8 +432,13 @@ class Position:
         deal = deal_tables(me, view.unseen_mask, view.hand_sizes, view.voids)
         if not deal.total:  # pragma: no cover - defensive
             deal = deal_tables(me, view.unseen_mask, view.hand_sizes, (0, 0, 0, 0))
-        self.cards = cards_of(view.legal_mask)
+        self.all_cards = cards_of(view.legal_mask)
+        self.rep = interchangeable(view) if merge else {c: c for c in self.all_cards}
+        """For each legal card, the card searched for it (itself, or one that plays the
+        same: see :func:`interchangeable`)."""
+        self.cards = sorted(set(self.rep.values()))
         n = len(self.cards)
+        tt = TT_SIZE if solve else 1
         self.lam = float(lam)
         self.tables = Tables(
             seats=to_array(km, deal.seats),
@@ -415,13 +463,18 @@ class Position:
             value=to_array(km, [0.0] * n, "float64"),
             tricks=to_array(km, [0.0] * n, "float64"),
             weight=to_array(km, [0.0, 1.0], "float64"),
+            tt_key=to_array(km, [-1] * tt),
+            tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
+            sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
+            si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
         )
+        n_rows = 4 + (km.SOLVE_ROWS if solve else 0)
         if km is _plain:
-            self.work: Any = [[0] * km.STATE_SIZE for _ in range(4)]
+            self.work: Any = [[0] * km.STATE_SIZE for _ in range(n_rows)]
         else:
             import numpy as np
 
-            self.work = np.zeros((4, km.STATE_SIZE), dtype=np.int64)
+            self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
         self.fit: list[tuple[int, int]] = []
@@ -471,10 +524,12 @@ class Position:
         """Means over the deals sampled so far."""
         t = self.tables
         n = float(t.weight[0]) or 1.0
+        at = {c: i for i, c in enumerate(self.cards)}
+        idx = [at[self.rep[c]] for c in self.all_cards]
         return SearchResult(
-            cards=list(self.cards),
-            value=[float(v) / n for v in t.value],
-            tricks=[float(x) / n for x in t.tricks],
+            cards=list(self.all_cards),
+            value=[float(t.value[i]) / n for i in idx],
+            tricks=[float(t.tricks[i]) / n for i in idx],
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
@@ -494,6 +549,9 @@ def search(
     policy: dict[str, int] | None = None,
     lam: float = 1.0,
     mcmc: tuple[int, int, int] = (50, 30, 4),
+    solve: int = 0,
+    smode: int = 0,
+    merge: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -504,7 +562,11 @@ def search(
     play a random card once in ``eps`` decisions (0: never); ``policy`` sets the rollout
     policy (:data:`DEFAULT_POLICY`). ``lam`` below 1 samples deals from a Metropolis chain
     that discounts each past play a deal fails to explain by ``lam``; ``mcmc`` is the
-    chain's (restart, burn-in, steps between deals).
+    chain's (restart, burn-in, steps between deals). ``solve`` above 0 plays each
+    rollout's last ``solve`` tricks exactly (:func:`lockup.bots._kernel.solve`: alpha-beta
+    on the sampled deal; ``smode`` 0 the others minimise the seat's value, 1 they play the
+    rollout policy); ``merge`` searches interchangeable cards once
+    (:func:`interchangeable`).
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -514,7 +576,17 @@ def search(
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
     start = time.perf_counter()
     pos = Position(
-        view, seed=seed, wgame=wgame, eps=eps, jit=jit, policy=policy, lam=lam, mcmc=mcmc
+        view,
+        seed=seed,
+        wgame=wgame,
+        eps=eps,
+        jit=jit,
+        policy=policy,
+        lam=lam,
+        mcmc=mcmc,
+        solve=solve,
+        smode=smode,
+        merge=merge,
     )
     if time_limit is None:
         assert iterations is not None
