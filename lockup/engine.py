@@ -285,8 +285,18 @@ class VoidShown(NamedTuple):
     order (empty tricks hold none). The void is known to every seat from the next play on."""
 
 
-# A VoidShown from its four fields at C speed, for playouts.
-_make_void: Final = partial(tuple.__new__, VoidShown)
+def _decode_voids(raw: list[int], tricks: list[Trick]) -> list[VoidShown]:
+    """The game's compact record of voids shown (``seat | suit << 2 | trick << 4 |
+    place << 8``, ``place`` the card's place in its trick: one machine word appended to a
+    list, off the playout's cost) as :class:`VoidShown`, each with its place in the hand."""
+    out = []
+    for x in raw:
+        trick = (x >> 4) & 15
+        play = x >> 8
+        for t in tricks[:trick]:
+            play += len(t.plays)
+        out.append(VoidShown(x & 3, (x >> 2) & 3, trick, play))
+    return out
 
 
 class HandSummary(NamedTuple):
@@ -365,7 +375,7 @@ _PUBLIC_STATE: dict[str, str] = {
     "_after_discards": "",
     "tricks": "This hand's completed tricks, as :class:`Trick`.",
     "voids": "For each seat, a 4-bit mask of the suits it has shown it lacks (R5, R6).",
-    "voids_shown": "Each void as it was shown this hand, in order: a :class:`VoidShown`.",
+    "_voids_shown": "",
 }
 """The state every seat may know (a :class:`SeatView` copies it), with what each is."""
 
@@ -453,7 +463,7 @@ class Game:
         self._after_discards: str = PLAY  # or _NEXT_TRICK, once upfront discards are made
         self.tricks: list[Trick] = []
         self.voids = [0, 0, 0, 0]
-        self.voids_shown: list[VoidShown] = []
+        self._voids_shown: list[int] = []  # see _decode_voids()
 
     # ------------------------------------------------------------------ creation
 
@@ -537,7 +547,7 @@ class Game:
         g._after_discards = self._after_discards
         g.tricks = self.tricks[:]
         g.voids = self.voids[:]
-        g.voids_shown = self.voids_shown[:]
+        g._voids_shown = self._voids_shown[:]
         if self.log is None:
             g.log = None
         else:
@@ -577,6 +587,12 @@ class Game:
     def lost_cards(self, seat: int) -> list[Card]:
         """The cards lockup took from seat this hand, in the order they left (R10)."""
         return self._lost_order[seat][:]
+
+    @property
+    def voids_shown(self) -> list[VoidShown]:
+        """When each of :attr:`voids` was shown this hand, in order (R5, R6): a
+        :class:`VoidShown` per seat and suit, at its first showing."""
+        return _decode_voids(self._voids_shown, self.tricks)
 
     @property
     def last_trick(self) -> Trick | None:
@@ -714,14 +730,18 @@ class Game:
                 suit == _CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
             ):
                 # R6: did not follow without the R7 excuse
-                if not (self.voids[seat] >> led) & 1:
-                    self._show_voids(seat, 1 << led)
+                voids = self.voids[seat]
+                if not (voids >> led) & 1:
+                    self.voids[seat] = voids | 1 << led
+                    self._voids_shown.append(
+                        seat | led << 2 | self.trick_number << 4 | len(trick) << 8
+                    )
         else:
             self.led_suit = suit
             self.best_card = card
             self.best_seat = seat
             if suit == _CLUBS and self.voids[seat] & 0b1110 != 0b1110:
-                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it
+                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it (place 0)
         if suit == _CLUBS:
             self.clubs_in_trick += 1
         pic = _PIC_CLUB_BIT[card]
@@ -740,13 +760,12 @@ class Game:
 
     def _show_voids(self, seat: int, suits: int) -> None:
         """Record that ``seat`` has shown it lacks ``suits`` (a 4-bit mask) by the card it
-        has just played (R5, R6)."""
+        has just led (R5)."""
         new = suits & ~self.voids[seat]
         self.voids[seat] = self.voids[seat] | new
-        play = self.played.bit_count() - 1
         for su in range(4):
             if (new >> su) & 1:
-                self.voids_shown.append(_make_void((seat, su, self.trick_number, play)))
+                self._voids_shown.append(seat | su << 2 | self.trick_number << 4)
 
     def discard(self, card: object, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
@@ -801,8 +820,7 @@ class Game:
         played, number, nominal, leader, n, empty = _play_out(
             self.hands,
             self.voids,
-            self.voids_shown,
-            _make_void,
+            self._voids_shown,
             self.locks,
             self.points,
             self.sat_out,
@@ -1121,7 +1139,7 @@ class SeatView:
             points=tuple(game.points),
             totals=tuple(game.totals),
             voids=tuple(game.voids),
-            voids_shown=tuple(game.voids_shown),
+            voids_shown=tuple(_decode_voids(game._voids_shown, game.tricks)),
             lost_masks=tuple(game.lost),
             lost_order=tuple(tuple(x) for x in game._lost_order),
             times_locked=tuple(game.times_locked),
