@@ -285,17 +285,26 @@ class VoidShown(NamedTuple):
     order (empty tricks hold none). The void is known to every seat from the next play on."""
 
 
-def _decode_voids(raw: list[int], tricks: list[Trick]) -> list[VoidShown]:
-    """The game's compact record of voids shown (``seat | suit << 2 | trick << 4 |
-    place << 8``, ``place`` the card's place in its trick: one machine word appended to a
-    list, off the playout's cost) as :class:`VoidShown`, each with its place in the hand."""
+def _decode_voids(
+    raw: list[int], tricks: list[Trick], trick: list[tuple[int, Card]]
+) -> list[VoidShown]:
+    """The game's compact record of voids shown, ``seat | suit << 2 | trick << 4`` (an int
+    below 256, which Python never allocates: the record costs the playout next to
+    nothing), as :class:`VoidShown`; the card that showed it is the seat's in that trick
+    (``tricks`` before it, ``trick`` the current one)."""
     out = []
     for x in raw:
-        trick = (x >> 4) & 15
-        play = x >> 8
-        for t in tricks[:trick]:
+        seat = x & 3
+        number = x >> 4
+        play = 0
+        for t in tricks[:number]:
             play += len(t.plays)
-        out.append(VoidShown(x & 3, (x >> 2) & 3, trick, play))
+        plays = tricks[number].plays if number < len(tricks) else trick
+        for s, _ in plays:
+            if s == seat:
+                break
+            play += 1
+        out.append(VoidShown(seat, (x >> 2) & 3, number, play))
     return out
 
 
@@ -592,7 +601,7 @@ class Game:
     def voids_shown(self) -> list[VoidShown]:
         """When each of :attr:`voids` was shown this hand, in order (R5, R6): a
         :class:`VoidShown` per seat and suit, at its first showing."""
-        return _decode_voids(self._voids_shown, self.tricks)
+        return _decode_voids(self._voids_shown, self.tricks, self.trick)
 
     @property
     def last_trick(self) -> Trick | None:
@@ -733,15 +742,13 @@ class Game:
                 voids = self.voids[seat]
                 if not (voids >> led) & 1:
                     self.voids[seat] = voids | 1 << led
-                    self._voids_shown.append(
-                        seat | led << 2 | self.trick_number << 4 | len(trick) << 8
-                    )
+                    self._voids_shown.append(seat | led << 2 | self.trick_number << 4)
         else:
             self.led_suit = suit
             self.best_card = card
             self.best_seat = seat
             if suit == _CLUBS and self.voids[seat] & 0b1110 != 0b1110:
-                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it (place 0)
+                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it
         if suit == _CLUBS:
             self.clubs_in_trick += 1
         pic = _PIC_CLUB_BIT[card]
@@ -1139,7 +1146,7 @@ class SeatView:
             points=tuple(game.points),
             totals=tuple(game.totals),
             voids=tuple(game.voids),
-            voids_shown=tuple(_decode_voids(game._voids_shown, game.tricks)),
+            voids_shown=tuple(_decode_voids(game._voids_shown, game.tricks, game.trick)),
             lost_masks=tuple(game.lost),
             lost_order=tuple(tuple(x) for x in game._lost_order),
             times_locked=tuple(game.times_locked),

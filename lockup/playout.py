@@ -73,9 +73,8 @@ def play_out(
     """Play the hand to its end from the lead of trick ``number`` (its discards made).
 
     ``turn`` leads, ``n`` seats play the trick; the lists are the game's own and are
-    updated in place: ``voids_shown`` gets ``seat | suit << 2 | trick << 4 | place << 8``
-    for each void a card shows (R5, R6; ``place`` is the card's in its trick, as the
-    engine records it), ``tricks`` gets ``make_trick(...)`` for each trick. Returns ``(played, number, nominal, leader, n, empty_tricks)``:
+    updated in place: ``voids_shown`` gets ``seat | suit << 2 | trick << 4`` for each void
+    a card shows (R5, R6), as the engine records it; ``tricks`` gets ``make_trick(...)`` for each trick. Returns ``(played, number, nominal, leader, n, empty_tricks)``:
     the mask of cards played, the trick count (13), the seat that would lead next, the
     leader of the last trick played, how many seats played it, and how many empty
     tricks (R12) the playout added.
@@ -135,9 +134,10 @@ def play_out(
                         best_seat = turn
                 elif not (suit == CLUBS and pic and (any_club or pic & bit)):
                     # R6: did not follow, without R7's excuse
-                    if not (voids[turn] >> led) & 1:
-                        voids[turn] |= 1 << led
-                        voids_shown.append(turn | led << 2 | number << 4 | len(trick) << 8)
+                    v = voids[turn]
+                    if not (v >> led) & 1:
+                        voids[turn] = v | 1 << led
+                        voids_shown.append(turn | led << 2 | number << 4)
                 if suit == CLUBS:
                     clubs += 1
             pic |= _PIC_CLUB_BIT[card]
