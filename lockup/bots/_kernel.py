@@ -73,7 +73,8 @@ I_MC_STEPS = 44  # pimc: swaps between deals
 I_SOLVE = 45  # pimc: solve the hand exactly once this few tricks are left (0: never)
 I_SALT = 46  # nonzero: lockup discards drawn from the hand and this salt (see _discard)
 I_SMODE = 47  # the endgame solver: 0 the others play against the seat, 1 by the policy
-STATE_SIZE = 48
+I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with no master
+STATE_SIZE = 52
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
 of at most four cards would be 52; the solver starts at five tricks left at most)."""
@@ -463,6 +464,17 @@ def policy(s: Any) -> int:
                 long_n = n
                 long_x = x
                 long_su = su
+        if s[I_LEADLOW]:
+            # Lead low from the shortest suit: the trick goes to someone else, and the
+            # void comes sooner (to shed clubs on others' tricks).
+            short_su = -1
+            short_n = 99
+            for su in range(1, 4):
+                n = POP13[(hand >> (13 * su)) & 8191]
+                if n and n < short_n:
+                    short_n = n
+                    short_su = su
+            return 13 * short_su + LO13[(hand >> (13 * short_su)) & 8191]
         return 13 * long_su + HI13[long_x]
     led = s[I_LED]
     fx = (hand >> (13 * led)) & 8191

@@ -19,17 +19,20 @@ from typing import Any
 from ..cards import Card
 from ..engine import Game, SeatView
 from .base import Bot
-from .kernel import SearchResult, check_policy, search
+from .kernel import ROLLOUT_POLICY, SearchResult, check_policy, search
 
-DEFAULT_ITERATIONS = 2000
+DEFAULT_ITERATIONS = 400
 """Sampled deals a move by default (more hardly helps), ..."""
-DEFAULT_TIME_LIMIT = 0.15
+DEFAULT_TIME_LIMIT = 0.07
 """... or this many seconds, whichever ends first: an arena of 2,000 hands against three
 ``normal`` bots then takes well under half an hour on two cores. The browser game can
 give the expert up to a second (``time_limit=0.9``)."""
 
 HINT_TIME_LIMIT = 0.5
 """Seconds :func:`hint` searches by default."""
+
+DEFAULT_SOLVE = 4
+"""Tricks left at which each rollout's end is solved exactly (see :class:`ExpertBot`)."""
 
 DEFAULT_LAM = 0.03
 """How much less likely a deal becomes for each past play it fails to explain."""
@@ -90,9 +93,9 @@ class ExpertBot(Bot):
         mc_steps: int = 4,
         eps: int = 0,
         jit: bool | None = None,
-        solve: int = 0,
-        smode: int = 0,
-        merge: bool = False,
+        solve: int = DEFAULT_SOLVE,
+        smode: int = 1,
+        merge: bool = True,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -116,7 +119,7 @@ class ExpertBot(Bot):
             raise ValueError(f"smode must be 0 or 1, not {smode!r}")
         self.merge = bool(merge)
         self.jit = jit
-        self.policy = check_policy(policy)
+        self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
         self.last: SearchResult | None = None
         """The search behind the last move (None for a forced card)."""
