@@ -162,3 +162,33 @@ def test_master_level() -> None:
     for bad in ({"solve": 9}, {"smode": 2}, {"bravery": 1}):
         with pytest.raises(ValueError):
             make_bot("master", seed=1, **bad)
+
+
+def test_the_expert_rolls_out_normal_others_and_a_bolder_self() -> None:
+    """The others in the expert's rollouts play exactly the ``normal`` rules; its own seat
+    plays them bolder; ``riskme``/``lead_lowme`` -1 mean "as the others" (normal's own
+    options keep working)."""
+    from lockup.bots.kernel import DEFAULT_POLICY, ROLLOUT_POLICY, check_policy
+
+    assert {k: ROLLOUT_POLICY[k] for k in ("risk", "duck", "lead_low")} == {
+        k: DEFAULT_POLICY[k] for k in ("risk", "duck", "lead_low")
+    }
+    assert ExpertBot(seed=1).policy == check_policy(ROLLOUT_POLICY)
+    same = check_policy({"riskme": 600, "lead_lowme": 0})
+    bold = check_policy({"riskme": 900, "lead_lowme": 1, "duckme": 13})
+    differs = 0
+    for rules in RULES[:2]:
+        for _game, view in _late_positions(rules, seed=11, left=13, n=40):
+            a = view_state(view, K, check_policy({}))
+            b = view_state(view, K, same)
+            c = view_state(view, K, bold)
+            assert K.policy(a) == K.policy(b)
+            a[K.I_ME] = c[K.I_ME] = (view.seat + 1) % 4  # searching seat elsewhere
+            assert K.policy(a) == K.policy(c)
+            c[K.I_ME] = view.seat
+            differs += K.policy(a) != K.policy(c)
+    assert differs > 0
+    with pytest.raises(ValueError):
+        check_policy({"riskme": -2})
+    with pytest.raises(ValueError):
+        check_policy({"lead_low": -1})

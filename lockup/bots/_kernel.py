@@ -74,6 +74,8 @@ I_SOLVE = 45  # pimc: solve the hand exactly once this few tricks are left (0: n
 I_SALT = 46  # nonzero: lockup discards drawn from the hand and this salt (see _discard)
 I_SMODE = 47  # the endgame solver: 0 the others play against the seat, 1 by the policy
 I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with no master
+I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
+I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
 STATE_SIZE = 52
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
@@ -380,7 +382,10 @@ def club_risk(s: Any, card: int, unknown: int) -> float:
 def risk_ok(s: Any, seat: int) -> float:
     """How much club risk a trick is worth to ``seat``: more while another seat is locked
     (attack), and when this hand can take it to the target (R15: play for the finish)."""
-    ok = s[I_RISK] / 1000.0
+    r = s[I_RISK]
+    if seat == s[I_ME] and s[I_RISKME] >= 0:
+        r = s[I_RISKME]
+    ok = r / 1000.0
     for i in range(4):
         if i != seat and s[I_LOCK + i]:
             ok += 0.15
@@ -464,7 +469,10 @@ def policy(s: Any) -> int:
                 long_n = n
                 long_x = x
                 long_su = su
-        if s[I_LEADLOW]:
+        low = s[I_LEADLOW]
+        if seat == s[I_ME] and s[I_LEADLOWME] >= 0:
+            low = s[I_LEADLOWME]
+        if low:
             # Lead low from the shortest suit: the trick goes to someone else, and the
             # void comes sooner (to shed clubs on others' tricks).
             short_su = -1

@@ -160,19 +160,23 @@ DEFAULT_POLICY = {
     "duck": 1,
     "duckme": 1,
     "lead_low": 0,
+    "riskme": -1,
+    "lead_lowme": -1,
 }
 """The settings of the rule-based policy (:func:`lockup.bots._kernel.policy`): ``risk`` in
 thousandths, ``clean_last`` and ``void_lead`` 0 or 1, ``duck`` the clubs in a trick that
 make a seat duck, ``duckme`` the same for the searching seat in the expert's rollouts,
 ``lead_low`` 1 to lead low from the shortest suit when no master is worth cashing (0:
-the top of the longest suit, as the tips say). These are the ``normal`` level's; the
+the top of the longest suit, as the tips say); ``riskme`` and ``lead_lowme`` are
+``risk`` and ``lead_low`` for the searching seat (-1: the same). These are the ``normal`` level's; the
 expert rolls out with :data:`ROLLOUT_POLICY`."""
 
-ROLLOUT_POLICY = {**DEFAULT_POLICY, "risk": 900, "duck": 13, "duckme": 13, "lead_low": 1}
-"""The expert's rollout policy: the ``normal`` rules made bolder (issue 13): take a trick
-that holds clubs when it can (a point is worth the lock), accept more risk of a club,
-and lead low from the shortest suit. Alone it beats ``normal`` by about 0.3 tricks a
-hand (docs/bots.md, Strength)."""
+ROLLOUT_POLICY = {**DEFAULT_POLICY, "duckme": 13, "riskme": 900, "lead_lowme": 1}
+"""The expert's rollout policy (issue 13): the other seats play the ``normal`` rules (the
+model its inference also uses), its own seat plays them made bolder: it takes a trick
+that holds clubs when it can (a point is worth the lock), accepts more risk of a club,
+and leads low from the shortest suit. That bolder policy alone beats ``normal`` by about
+0.3 tricks a hand (docs/bots.md, Strength)."""
 
 
 def check_policy(options: dict[str, Any]) -> dict[str, int]:
@@ -188,6 +192,10 @@ def check_policy(options: dict[str, Any]) -> dict[str, int]:
         lo, hi = (
             (0, 1000)
             if k == "risk"
+            else (-1, 1000)
+            if k == "riskme"
+            else (-1, 1)
+            if k == "lead_lowme"
             else (0, 1)
             if k in ("clean_last", "void_lead", "lead_low")
             else (1, 13)
@@ -235,6 +243,8 @@ def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str,
     st[km.I_CLEANLAST] = policy["clean_last"]
     st[km.I_VOIDLEAD] = policy["void_lead"]
     st[km.I_LEADLOW] = policy["lead_low"]
+    st[km.I_RISKME] = policy["riskme"]
+    st[km.I_LEADLOWME] = policy["lead_lowme"]
     for i in range(4):
         st[km.I_TOT + i] = view.totals[i]
     st[km.I_TARGET] = view.rules.target
