@@ -192,3 +192,27 @@ def test_the_expert_rolls_out_normal_others_and_a_bolder_self() -> None:
         check_policy({"riskme": -2})
     with pytest.raises(ValueError):
         check_policy({"lead_low": -1})
+
+
+def test_adapt_rolls_out_unexplained_seats_boldly() -> None:
+    """Against three plain PIMC players, the seats the normal rules fail to explain are
+    rolled out by the expert's own bolder settings (``adapt``); without it, none are."""
+    from lockup.arena.pimc import PlainPIMCBot
+
+    rng = random.Random(1)
+    game = Game.new(rng, record=False)
+    others = [PlainPIMCBot(seed=i, iterations=20) for i in range(4)]
+    flagged = 0
+    while not game.hand_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)
+            continue
+        view = game.view(game.turn)
+        if game.turn == 0 and view.trick_number >= 8 and view.legal_mask & (view.legal_mask - 1):
+            on = Position(view, seed=1, lam=0.03, adapt=True, jit=False)
+            off = Position(view, seed=1, lam=0.03, adapt=False, jit=False)
+            assert off.base[K.I_BOLD] == 0
+            flagged |= on.base[K.I_BOLD]
+            assert not on.base[K.I_BOLD] & 1  # never its own seat
+        game.play(others[game.turn].choose(view), game.turn)
+    assert flagged

@@ -76,6 +76,7 @@ I_SMODE = 47  # the endgame solver: 0 the others play against the seat, 1 by the
 I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with no master
 I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
 I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
+I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings too
 STATE_SIZE = 52
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
@@ -383,7 +384,7 @@ def risk_ok(s: Any, seat: int) -> float:
     """How much club risk a trick is worth to ``seat``: more while another seat is locked
     (attack), and when this hand can take it to the target (R15: play for the finish)."""
     r = s[I_RISK]
-    if seat == s[I_ME] and s[I_RISKME] >= 0:
+    if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_RISKME] >= 0:
         r = s[I_RISKME]
     ok = r / 1000.0
     for i in range(4):
@@ -470,7 +471,7 @@ def policy(s: Any) -> int:
                 long_x = x
                 long_su = su
         low = s[I_LEADLOW]
-        if seat == s[I_ME] and s[I_LEADLOWME] >= 0:
+        if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_LEADLOWME] >= 0:
             low = s[I_LEADLOWME]
         if low:
             # Lead low from the shortest suit: the trick goes to someone else, and the
@@ -513,7 +514,7 @@ def policy(s: Any) -> int:
         if last and s[I_CLUBS] == 0 and above_m and s[I_CLEANLAST]:
             return 13 * led + LO13[above_m]  # the safe seat: a clean point
         return highest(lg & CLUBM)  # R7: shed a picture club on somebody else's trick
-    duck = s[I_DUCKME] if seat == s[I_ME] else s[I_DUCK]
+    duck = s[I_DUCKME] if seat == s[I_ME] or (s[I_BOLD] >> seat) & 1 else s[I_DUCK]
     if s[I_CLUBS] >= duck:
         if below_m:
             return 13 * led + HI13[below_m]  # duck with the highest card that loses

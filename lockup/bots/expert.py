@@ -96,6 +96,7 @@ class ExpertBot(Bot):
         solve: int = DEFAULT_SOLVE,
         smode: int = 1,
         merge: bool = True,
+        adapt: bool = True,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -118,6 +119,7 @@ class ExpertBot(Bot):
         if self.smode > 1:
             raise ValueError(f"smode must be 0 or 1, not {smode!r}")
         self.merge = bool(merge)
+        self.adapt = bool(adapt)
         self.jit = jit
         self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
@@ -145,6 +147,7 @@ class ExpertBot(Bot):
             solve=self.solve,
             smode=self.smode,
             merge=self.merge,
+            adapt=self.adapt,
         )
         self.last = result
         return result.best()

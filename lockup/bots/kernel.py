@@ -435,6 +435,7 @@ class Position:
         solve: int = 0,
         smode: int = 0,
         merge: bool = False,
+        adapt: bool = False,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -508,6 +509,7 @@ class Position:
             self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
+        self.adapt = adapt
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -542,6 +544,8 @@ class Position:
             self.fit.append((n, m))
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
+                if self.adapt:  # not a normal player: roll it out as bold as itself
+                    self.base[km.I_BOLD] |= 1 << s
         self.tables = self.tables._replace(use_chain=int(any(self.lams[s] < 1.0 for s in range(4))))
 
     def run(self, iterations: int) -> None:
@@ -583,6 +587,7 @@ def search(
     solve: int = 0,
     smode: int = 0,
     merge: bool = False,
+    adapt: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -597,7 +602,9 @@ def search(
     rollout's last ``solve`` tricks exactly (:func:`lockup.bots._kernel.solve`: alpha-beta
     on the sampled deal; ``smode`` 0 the others minimise the seat's value, 1 they play the
     rollout policy); ``merge`` searches interchangeable cards once
-    (:func:`interchangeable`).
+    (:func:`interchangeable`); ``adapt`` rolls out a seat whose plays the policy fails to
+    explain (see ``lam``) by the searching seat's own settings (``duckme``, ``riskme``,
+    ``lead_lowme``) instead.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -618,6 +625,7 @@ def search(
         solve=solve,
         smode=smode,
         merge=merge,
+        adapt=adapt,
     )
     if time_limit is None:
         assert iterations is not None
