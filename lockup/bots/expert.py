@@ -4,8 +4,10 @@ The expert runs information-set Monte Carlo by determinized sampling (PIMC, see
 :mod:`lockup.bots.kernel`). It deals the cards it has not seen to the other seats, in
 ways that agree with everything its view shows (cards played, cards lost, hand sizes,
 voids shown), weighted by how well each deal explains the other seats' plays so far.
-In every sampled deal it plays each legal card and rolls the hand out, every seat
-playing by the ``normal`` level's rules; it plays the card of highest mean value. The
+In every sampled deal it plays each legal card and rolls the hand out, the other seats
+playing by the ``normal`` level's rules (a seat those rules fail to explain, by its own),
+itself by those rules made bolder (:data:`lockup.bots.kernel.ROLLOUT_POLICY`), the last
+four tricks solved exactly; it plays the card of highest mean value. The
 value is the tricks it ends the hand with plus ``wgame`` times a game term: winning the
 game when the hand can end it (R15, a sole leader at or over the target), otherwise a
 smooth estimate from the gap to the best other total.
@@ -74,8 +76,13 @@ class ExpertBot(Bot):
     discounted (1: not at all); ``mc_restart``, ``mc_burn``, ``mc_steps`` drive the
     sampling chain; ``eps`` makes the rollouts play a random card once in ``eps``
     decisions (0: never); ``jit`` forces the compiled (True) or plain Python (False)
-    kernel. Further options (``risk``, ``clean_last``, ``void_lead``, ``duck``,
-    ``duckme``) set the rollout policy (:data:`lockup.bots.kernel.DEFAULT_POLICY`).
+    kernel; ``solve`` (0 to 5) the tricks left at which a rollout's end is solved exactly
+    (0: never), ``smode`` how the others play there (1: by the policy, 0: against it);
+    ``merge`` searches cards that play the same once; ``adapt`` rolls out a seat the
+    ``normal`` rules do not explain by its own bolder settings. Further options
+    (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
+    ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
+    (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
     """
 
     name = "expert"
