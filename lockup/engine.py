@@ -285,8 +285,27 @@ class VoidShown(NamedTuple):
     order (empty tricks hold none). The void is known to every seat from the next play on."""
 
 
-# A VoidShown from its four fields at C speed, for playouts.
-_make_void: Final = partial(tuple.__new__, VoidShown)
+def _decode_voids(
+    raw: list[int], tricks: list[Trick], trick: list[tuple[int, Card]]
+) -> list[VoidShown]:
+    """The game's compact record of voids shown, ``seat | suit << 2 | trick << 4`` (an int
+    below 256, which Python never allocates: the record costs the playout next to
+    nothing), as :class:`VoidShown`; the card that showed it is the seat's in that trick
+    (``tricks`` before it, ``trick`` the current one)."""
+    out = []
+    for x in raw:
+        seat = x & 3
+        number = x >> 4
+        play = 0
+        for t in tricks[:number]:
+            play += len(t.plays)
+        plays = tricks[number].plays if number < len(tricks) else trick
+        for s, _ in plays:
+            if s == seat:
+                break
+            play += 1
+        out.append(VoidShown(seat, (x >> 2) & 3, number, play))
+    return out
 
 
 class HandSummary(NamedTuple):
@@ -365,7 +384,7 @@ _PUBLIC_STATE: dict[str, str] = {
     "_after_discards": "",
     "tricks": "This hand's completed tricks, as :class:`Trick`.",
     "voids": "For each seat, a 4-bit mask of the suits it has shown it lacks (R5, R6).",
-    "voids_shown": "Each void as it was shown this hand, in order: a :class:`VoidShown`.",
+    "_voids_shown": "",
 }
 """The state every seat may know (a :class:`SeatView` copies it), with what each is."""
 
@@ -453,7 +472,7 @@ class Game:
         self._after_discards: str = PLAY  # or _NEXT_TRICK, once upfront discards are made
         self.tricks: list[Trick] = []
         self.voids = [0, 0, 0, 0]
-        self.voids_shown: list[VoidShown] = []
+        self._voids_shown: list[int] = []  # see _decode_voids()
 
     # ------------------------------------------------------------------ creation
 
@@ -537,7 +556,7 @@ class Game:
         g._after_discards = self._after_discards
         g.tricks = self.tricks[:]
         g.voids = self.voids[:]
-        g.voids_shown = self.voids_shown[:]
+        g._voids_shown = self._voids_shown[:]
         if self.log is None:
             g.log = None
         else:
@@ -577,6 +596,12 @@ class Game:
     def lost_cards(self, seat: int) -> list[Card]:
         """The cards lockup took from seat this hand, in the order they left (R10)."""
         return self._lost_order[seat][:]
+
+    @property
+    def voids_shown(self) -> list[VoidShown]:
+        """When each of :attr:`voids` was shown this hand, in order (R5, R6): a
+        :class:`VoidShown` per seat and suit, at its first showing."""
+        return _decode_voids(self._voids_shown, self.tricks, self.trick)
 
     @property
     def last_trick(self) -> Trick | None:
@@ -714,8 +739,10 @@ class Game:
                 suit == _CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
             ):
                 # R6: did not follow without the R7 excuse
-                if not (self.voids[seat] >> led) & 1:
-                    self._show_voids(seat, 1 << led)
+                voids = self.voids[seat]
+                if not (voids >> led) & 1:
+                    self.voids[seat] = voids | 1 << led
+                    self._voids_shown.append(seat | led << 2 | self.trick_number << 4)
         else:
             self.led_suit = suit
             self.best_card = card
@@ -740,13 +767,12 @@ class Game:
 
     def _show_voids(self, seat: int, suits: int) -> None:
         """Record that ``seat`` has shown it lacks ``suits`` (a 4-bit mask) by the card it
-        has just played (R5, R6)."""
+        has just led (R5)."""
         new = suits & ~self.voids[seat]
         self.voids[seat] = self.voids[seat] | new
-        play = self.played.bit_count() - 1
         for su in range(4):
             if (new >> su) & 1:
-                self.voids_shown.append(_make_void((seat, su, self.trick_number, play)))
+                self._voids_shown.append(seat | su << 2 | self.trick_number << 4)
 
     def discard(self, card: object, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
@@ -801,8 +827,7 @@ class Game:
         played, number, nominal, leader, n, empty = _play_out(
             self.hands,
             self.voids,
-            self.voids_shown,
-            _make_void,
+            self._voids_shown,
             self.locks,
             self.points,
             self.sat_out,
@@ -1121,7 +1146,7 @@ class SeatView:
             points=tuple(game.points),
             totals=tuple(game.totals),
             voids=tuple(game.voids),
-            voids_shown=tuple(game.voids_shown),
+            voids_shown=tuple(_decode_voids(game._voids_shown, game.tricks, game.trick)),
             lost_masks=tuple(game.lost),
             lost_order=tuple(tuple(x) for x in game._lost_order),
             times_locked=tuple(game.times_locked),

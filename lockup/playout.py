@@ -53,8 +53,7 @@ def nth(mask: int, u: float) -> int:
 def play_out(
     hands: list[int],
     voids: list[int],
-    voids_shown: list[Any],
-    make_void: Callable[[tuple[Any, ...]], Any],
+    voids_shown: list[int],
     locks: list[int],
     points: list[int],
     sat_out: list[int],
@@ -74,9 +73,8 @@ def play_out(
     """Play the hand to its end from the lead of trick ``number`` (its discards made).
 
     ``turn`` leads, ``n`` seats play the trick; the lists are the game's own and are
-    updated in place: ``voids_shown`` gets ``make_void((seat, suit, trick, play))`` for
-    each void a card shows (R5, R6; ``play`` counts the cards played this hand before it),
-    ``tricks`` gets ``make_trick(...)`` for each trick. Returns ``(played, number, nominal, leader, n, empty_tricks)``:
+    updated in place: ``voids_shown`` gets ``seat | suit << 2 | trick << 4`` for each void
+    a card shows (R5, R6), as the engine records it; ``tricks`` gets ``make_trick(...)`` for each trick. Returns ``(played, number, nominal, leader, n, empty_tricks)``:
     the mask of cards played, the trick count (13), the seat that would lead next, the
     leader of the last trick played, how many seats played it, and how many empty
     tricks (R12) the playout added.
@@ -126,10 +124,9 @@ def play_out(
                     best_seat = turn
                     if suit == CLUBS and voids[turn] & 0b1110 != 0b1110:
                         # R5: an all-club hand shows it
-                        shown = played.bit_count()
                         for x in range(1, 4):
                             if not (voids[turn] >> x) & 1:
-                                voids_shown.append(make_void((turn, x, number, shown)))
+                                voids_shown.append(turn | x << 2 | number << 4)
                         voids[turn] |= 0b1110
                 elif suit == led:
                     if card > best:
@@ -137,9 +134,10 @@ def play_out(
                         best_seat = turn
                 elif not (suit == CLUBS and pic and (any_club or pic & bit)):
                     # R6: did not follow, without R7's excuse
-                    if not (voids[turn] >> led) & 1:
-                        voids[turn] |= 1 << led
-                        voids_shown.append(make_void((turn, led, number, played.bit_count())))
+                    v = voids[turn]
+                    if not (v >> led) & 1:
+                        voids[turn] = v | 1 << led
+                        voids_shown.append(turn | led << 2 | number << 4)
                 if suit == CLUBS:
                     clubs += 1
             pic |= _PIC_CLUB_BIT[card]

@@ -32,27 +32,8 @@ def state(game: Game) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize(
-    "rules", ALL_RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}-{r.target}"
-)
-@pytest.mark.parametrize("record", [True, False])
-def test_playout_matches_step_by_step(rules: Rules, record: bool) -> None:
-    for seed in range(40):
-        setup = random.Random(seed)
-        game = Game(rules, setup.randrange(4), record=record)
-        game.deal(rng=setup)
-        # Start some hands mid-way, with locks and discards under way.
-        warm = random.Random(1000 + seed)
-        for _ in range(seed % 30):
-            if game.phase == PLAY:
-                game.play(nth_card(game.legal_mask(), warm.random()))
-            elif game.phase == DISCARD:
-                game.discard_random(warm)
-        a, b = game.clone(), game.clone()
-        step_by_step(a, random.Random(seed))
-        b.playout(random.Random(seed))
-        assert state(a) == state(b)
-        assert a.phase in ("deal", "over")
+# The playout against the step-by-step API (and the search kernel), from every position of
+# whole games under every option: tests/test_conformance.py.
 
 
 def test_nth_card_picks_the_kth_lowest_card() -> None:

@@ -182,7 +182,12 @@ def test_the_python_sources_pass_the_rules_tests_too() -> None:
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         + [
             str(ROOT / "tests" / name)
-            for name in ("test_rules.py", "test_engine_speed_paths.py", "test_properties.py")
+            for name in (
+                "test_rules.py",
+                "test_engine_speed_paths.py",
+                "test_properties.py",
+                "test_conformance.py",
+            )
         ],
         cwd=ROOT,
         env={**os.environ, "LOCKUP_PURE_PYTHON": "1"},

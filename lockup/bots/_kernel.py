@@ -70,7 +70,17 @@ I_ITER = 41  # deals sampled so far by pimc
 I_MC_RESTART = 42  # pimc: a fresh chain every this many deals
 I_MC_BURN = 43  # pimc: swaps before a fresh chain's first deal
 I_MC_STEPS = 44  # pimc: swaps between deals
-STATE_SIZE = 48
+I_SOLVE = 45  # pimc: solve the hand exactly once this few tricks are left (0: never)
+I_SALT = 46  # nonzero: lockup discards drawn from the hand and this salt (see _discard)
+I_SMODE = 47  # the endgame solver: 0 the others play against the seat, 1 by the policy
+I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with no master
+I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
+I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
+I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings too
+STATE_SIZE = 52
+SOLVE_ROWS = 32
+"""Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
+of at most four cards would be 52; the solver starts at five tricks left at most)."""
 
 FULL = (1 << 52) - 1
 CLUBM = 8191
@@ -186,10 +196,29 @@ def legal(s: Any) -> int:
 
 
 @_jit
+def mix32(x: int) -> int:
+    """A 32-bit integer hash (two multiply-xorshift rounds; identical compiled or not)."""
+    x &= M32
+    x ^= x >> 16
+    x = (x * 0x45D9F3B) & M32
+    x ^= x >> 16
+    x = (x * 0x45D9F3B) & M32
+    x ^= x >> 16
+    return x
+
+
+@_jit
 def _discard(s: Any, seat: int) -> None:
     hand = s[seat]
     if hand:
-        c = random_card(s, hand)
+        salt = s[I_SALT]
+        if salt:
+            # The endgame solver's discards: a uniform-looking card that depends only on the
+            # hand and the sample's salt, so that a position decides its own future (R10).
+            h = mix32((hand & M32) ^ mix32((hand >> 32) ^ salt))
+            c = nth_card(hand, (h * popcount(hand)) >> 32)
+        else:
+            c = random_card(s, hand)
         s[seat] = hand ^ (1 << c)
         s[I_LOST] |= 1 << c
 
@@ -354,7 +383,10 @@ def club_risk(s: Any, card: int, unknown: int) -> float:
 def risk_ok(s: Any, seat: int) -> float:
     """How much club risk a trick is worth to ``seat``: more while another seat is locked
     (attack), and when this hand can take it to the target (R15: play for the finish)."""
-    ok = s[I_RISK] / 1000.0
+    r = s[I_RISK]
+    if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_RISKME] >= 0:
+        r = s[I_RISKME]
+    ok = r / 1000.0
     for i in range(4):
         if i != seat and s[I_LOCK + i]:
             ok += 0.15
@@ -438,6 +470,20 @@ def policy(s: Any) -> int:
                 long_n = n
                 long_x = x
                 long_su = su
+        low = s[I_LEADLOW]
+        if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_LEADLOWME] >= 0:
+            low = s[I_LEADLOWME]
+        if low:
+            # Lead low from the shortest suit: the trick goes to someone else, and the
+            # void comes sooner (to shed clubs on others' tricks).
+            short_su = -1
+            short_n = 99
+            for su in range(1, 4):
+                n = POP13[(hand >> (13 * su)) & 8191]
+                if n and n < short_n:
+                    short_n = n
+                    short_su = su
+            return 13 * short_su + LO13[(hand >> (13 * short_su)) & 8191]
         return 13 * long_su + HI13[long_x]
     led = s[I_LED]
     fx = (hand >> (13 * led)) & 8191
@@ -468,7 +514,7 @@ def policy(s: Any) -> int:
         if last and s[I_CLUBS] == 0 and above_m and s[I_CLEANLAST]:
             return 13 * led + LO13[above_m]  # the safe seat: a clean point
         return highest(lg & CLUBM)  # R7: shed a picture club on somebody else's trick
-    duck = s[I_DUCKME] if seat == s[I_ME] else s[I_DUCK]
+    duck = s[I_DUCKME] if seat == s[I_ME] or (s[I_BOLD] >> seat) & 1 else s[I_DUCK]
     if s[I_CLUBS] >= duck:
         if below_m:
             return 13 * led + HI13[below_m]  # duck with the highest card that loses
@@ -494,6 +540,209 @@ def rollout(s: Any) -> None:
     """Play the hand out with :func:`policy` for every seat."""
     while s[I_TURN] >= 0:
         play(s, policy(s))
+
+
+@_jit
+def distinct(s: Any, lg: int, live: int) -> int:
+    """``lg`` less the cards that play the same as a higher one kept: in one suit, with no
+    ``live`` card (a card still to be played by another seat, or the best of the trick)
+    between them. Pictures (J, Q, K: R7) are always kept."""
+    out = 0
+    for su in range(4):
+        x = (lg >> (13 * su)) & 8191
+        if x == 0:
+            continue
+        lv = (live >> (13 * su)) & 8191
+        prev = -1
+        while x:
+            r = HI13[x]
+            x ^= 1 << r
+            keep = prev < 0 or 9 <= r <= 11 or 9 <= prev <= 11
+            if not keep and (lv >> (r + 1)) & ((1 << (prev - r - 1)) - 1):
+                keep = True
+            if keep:
+                out |= 1 << (13 * su + r)
+            prev = r
+    return out
+
+
+@_jit
+def _tt_key(s: Any) -> int:
+    """A 62-bit key of a position at a trick's start: hands, locks, leader, points, salt."""
+    h1 = mix32(s[I_SALT] ^ 0x3C6EF372)
+    h2 = mix32(s[I_SALT] ^ 0x1B873593)
+    for i in range(4):
+        hand = s[I_HAND + i]
+        lo = hand & M32
+        hi = (hand >> 32) | (s[I_LOCK + i] << 20) | (s[I_PTS + i] << 24)
+        h1 = mix32(h1 ^ lo)
+        h1 = mix32(h1 ^ hi)
+        h2 = mix32(h2 ^ (lo + 0x9E3779B9 * (i + 1)) & M32)
+        h2 = mix32(h2 ^ hi)
+    h1 = mix32(h1 ^ s[I_NOM] ^ (s[I_TN] << 4))
+    return (h1 << 30) ^ h2
+
+
+@_jit
+def solve(stack: Any, t: Any) -> float:
+    """The seat ``t.me``'s :func:`utility` at the hand's end from the position ``stack[0]``,
+    everything known (one sampled deal), by alpha-beta search.
+
+    ``stack[0]`` must have ``I_SALT`` set (lockup discards then follow from the position)
+    and no random policy (``I_EPS`` 0). With ``I_SMODE`` 0 the other seats play to
+    minimise the seat's value (a paranoid search); with 1 they play the rollout policy
+    and only the seat searches. A row of ``stack`` a ply. Positions at a trick's start
+    are kept in the transposition table (``t.tt_key``; ``t.tt_val[2*i]`` and
+    ``[2*i + 1]`` the lower and upper bounds). The search keeps its own stack
+    (``t.sf``, ``t.si``: numba's cached code must not recurse); cards that play the same
+    (:func:`distinct`) are tried once, the policy's card first.
+    """
+    tt_key = t.tt_key
+    tt_val = t.tt_val
+    sf = t.sf
+    si = t.si
+    me = t.me
+    mask = len(tt_key) - 1
+    d = 0
+    sf[0] = -1e9
+    sf[1] = 1e9
+    entering = True
+    v = 0.0
+    while True:
+        if entering:
+            s = stack[d]
+            ready = False
+            if s[I_TURN] < 0:
+                v = utility(s, me, t.totals, t.target, t.wgame)
+                ready = True
+            else:
+                alpha = sf[5 * d]
+                beta = sf[5 * d + 1]
+                key = -1
+                slot = 0
+                if s[I_NTR] == 0:
+                    key = _tt_key(s)
+                    slot = key & mask
+                    if tt_key[slot] == key:
+                        lo = tt_val[2 * slot]
+                        hi = tt_val[2 * slot + 1]
+                        if lo >= beta or lo == hi:
+                            v = lo
+                            ready = True
+                        elif hi <= alpha:
+                            v = hi
+                            ready = True
+                        else:
+                            if lo > alpha:
+                                alpha = lo
+                            if hi < beta:
+                                beta = hi
+                if not ready:
+                    seat = s[I_TURN]
+                    mine = seat == me
+                    first = policy(s)
+                    todo = 0
+                    if mine or not s[I_SMODE]:
+                        live = 0
+                        for i in range(4):
+                            if i != seat:
+                                live |= s[I_HAND + i]
+                        if s[I_NTR] > 0:
+                            live |= 1 << s[I_BEST]
+                        todo = distinct(s, legal(s), live) & ~(1 << first)
+                    sf[5 * d] = alpha
+                    sf[5 * d + 1] = beta
+                    sf[5 * d + 2] = -1e9 if mine else 1e9
+                    sf[5 * d + 3] = alpha
+                    sf[5 * d + 4] = beta
+                    si[4 * d] = todo
+                    si[4 * d + 1] = key
+                    si[4 * d + 2] = slot
+                    si[4 * d + 3] = 1 if mine else 0
+                    nxt = stack[d + 1]
+                    for i in range(STATE_SIZE):
+                        nxt[i] = s[i]
+                    play(nxt, first)
+                    d += 1
+                    sf[5 * d] = alpha
+                    sf[5 * d + 1] = beta
+                    continue
+            if d == 0:
+                return v
+            d -= 1
+            entering = False
+            continue
+        # Back at node d with a child's value v.
+        mine = si[4 * d + 3] == 1
+        alpha = sf[5 * d]
+        beta = sf[5 * d + 1]
+        best = sf[5 * d + 2]
+        if mine:
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+        elif v < best:
+            best = v
+            if v < beta:
+                beta = v
+        todo = si[4 * d]
+        if alpha >= beta or todo == 0:
+            key = si[4 * d + 1]
+            if key >= 0:
+                slot = si[4 * d + 2]
+                tt_key[slot] = key
+                if best <= sf[5 * d + 3]:
+                    tt_val[2 * slot] = -1e9
+                    tt_val[2 * slot + 1] = best
+                elif best >= sf[5 * d + 4]:
+                    tt_val[2 * slot] = best
+                    tt_val[2 * slot + 1] = 1e9
+                else:
+                    tt_val[2 * slot] = best
+                    tt_val[2 * slot + 1] = best
+            v = best
+            if d == 0:
+                return v
+            d -= 1
+            continue
+        sf[5 * d] = alpha
+        sf[5 * d + 1] = beta
+        sf[5 * d + 2] = best
+        c = highest(todo) if mine else lowest(todo)
+        si[4 * d] = todo ^ (1 << c)
+        s = stack[d]
+        nxt = stack[d + 1]
+        for i in range(STATE_SIZE):
+            nxt[i] = s[i]
+        play(nxt, c)
+        d += 1
+        sf[5 * d] = alpha
+        sf[5 * d + 1] = beta
+        entering = True
+
+
+@_jit
+def finish(w: Any, stack: Any, t: Any) -> float:
+    """Play the hand in ``w`` out and return the seat's :func:`utility`: by the rollout
+    policy while more than ``I_SOLVE`` tricks are left, then solved exactly
+    (:func:`solve`, on a copy in ``stack[0]``). ``w`` ends at the hand's end with the
+    rollout's points (the solved value is only returned)."""
+    k = w[I_SOLVE]
+    if k:
+        while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
+            play(w, policy(w))
+        if w[I_TURN] >= 0:
+            root = stack[0]
+            for i in range(STATE_SIZE):
+                root[i] = w[i]
+            root[I_SALT] = rand32(w) | 1
+            root[I_EPS] = 0
+            v = solve(stack, t)
+            rollout(w)
+            return v
+    rollout(w)
+    return utility(w, t.me, t.totals, t.target, t.wgame)
 
 
 @_jit
@@ -724,8 +973,6 @@ def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
     cards = t.cards
     n_cards = t.n_cards
     seats = t.seats
-    totals = t.totals
-    target = t.target
     wgame = t.wgame
     use_chain = t.use_chain
     out_value = t.value
@@ -767,7 +1014,7 @@ def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
                 w[i] = det[i]
             w[I_RNG] = roll
             play(w, cards[j])
-            rollout(w)
-            out_value[j] += weight * utility(w, me, totals, target, wgame)
-            out_tricks[j] += weight * w[I_PTS + me]
+            v = finish(w, work[4:], t)
+            out_value[j] += weight * v
+            out_tricks[j] += weight * (v if wgame == 0.0 else w[I_PTS + me])
     return iterations * n_cards

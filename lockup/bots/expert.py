@@ -4,8 +4,10 @@ The expert runs information-set Monte Carlo by determinized sampling (PIMC, see
 :mod:`lockup.bots.kernel`). It deals the cards it has not seen to the other seats, in
 ways that agree with everything its view shows (cards played, cards lost, hand sizes,
 voids shown), weighted by how well each deal explains the other seats' plays so far.
-In every sampled deal it plays each legal card and rolls the hand out, every seat
-playing by the ``normal`` level's rules; it plays the card of highest mean value. The
+In every sampled deal it plays each legal card and rolls the hand out, the other seats
+playing by the ``normal`` level's rules (a seat those rules fail to explain, by its own),
+itself by those rules made bolder (:data:`lockup.bots.kernel.ROLLOUT_POLICY`), the last
+four tricks solved exactly; it plays the card of highest mean value. The
 value is the tricks it ends the hand with plus ``wgame`` times a game term: winning the
 game when the hand can end it (R15, a sole leader at or over the target), otherwise a
 smooth estimate from the gap to the best other total.
@@ -14,21 +16,25 @@ smooth estimate from the gap to the best other total.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ..cards import Card
 from ..engine import Game, SeatView
 from .base import Bot
-from .kernel import SearchResult, check_policy, search
+from .kernel import ROLLOUT_POLICY, SearchResult, check_policy, search
 
-DEFAULT_ITERATIONS = 2000
+DEFAULT_ITERATIONS = 400
 """Sampled deals a move by default (more hardly helps), ..."""
-DEFAULT_TIME_LIMIT = 0.15
+DEFAULT_TIME_LIMIT = 0.07
 """... or this many seconds, whichever ends first: an arena of 2,000 hands against three
 ``normal`` bots then takes well under half an hour on two cores. The browser game can
 give the expert up to a second (``time_limit=0.9``)."""
 
 HINT_TIME_LIMIT = 0.5
 """Seconds :func:`hint` searches by default."""
+
+DEFAULT_SOLVE = 4
+"""Tricks left at which each rollout's end is solved exactly (see :class:`ExpertBot`)."""
 
 DEFAULT_LAM = 0.03
 """How much less likely a deal becomes for each past play it fails to explain."""
@@ -70,8 +76,13 @@ class ExpertBot(Bot):
     discounted (1: not at all); ``mc_restart``, ``mc_burn``, ``mc_steps`` drive the
     sampling chain; ``eps`` makes the rollouts play a random card once in ``eps``
     decisions (0: never); ``jit`` forces the compiled (True) or plain Python (False)
-    kernel. Further options (``risk``, ``clean_last``, ``void_lead``, ``duck``,
-    ``duckme``) set the rollout policy (:data:`lockup.bots.kernel.DEFAULT_POLICY`).
+    kernel; ``solve`` (0 to 5) the tricks left at which a rollout's end is solved exactly
+    (0: never), ``smode`` how the others play there (1: by the policy, 0: against it);
+    ``merge`` searches cards that play the same once; ``adapt`` rolls out a seat the
+    ``normal`` rules do not explain by its own bolder settings. Further options
+    (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
+    ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
+    (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
     """
 
     name = "expert"
@@ -89,6 +100,10 @@ class ExpertBot(Bot):
         mc_steps: int = 4,
         eps: int = 0,
         jit: bool | None = None,
+        solve: int = DEFAULT_SOLVE,
+        smode: int = 1,
+        merge: bool = True,
+        adapt: bool = True,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -104,8 +119,16 @@ class ExpertBot(Bot):
             _check_int("mc_steps", mc_steps, 0),
         )
         self.eps = _check_int("eps", eps, 0)
+        self.solve = _check_int("solve", solve, 0)
+        if self.solve > 5:
+            raise ValueError(f"solve must be from 0 to 5 tricks, not {solve!r}")
+        self.smode = _check_int("smode", smode, 0)
+        if self.smode > 1:
+            raise ValueError(f"smode must be 0 or 1, not {smode!r}")
+        self.merge = bool(merge)
+        self.adapt = bool(adapt)
         self.jit = jit
-        self.policy = check_policy(policy)
+        self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
         self.last: SearchResult | None = None
         """The search behind the last move (None for a forced card)."""
@@ -128,9 +151,37 @@ class ExpertBot(Bot):
             policy=self.policy,
             lam=self.lam,
             mcmc=self.mcmc,
+            solve=self.solve,
+            smode=self.smode,
+            merge=self.merge,
+            adapt=self.adapt,
         )
         self.last = result
         return result.best()
+
+
+MASTER_TIME_LIMIT = 0.9
+"""Seconds a move the ``master`` level thinks by default (the browser game's limit is 1 s)."""
+
+
+class MasterBot(ExpertBot):
+    """The expert given about a second a move (``time_limit`` :data:`MASTER_TIME_LIMIT`,
+    no iteration cap): for players who want the strongest opponent and can wait. Takes
+    the expert's options."""
+
+    name = "master"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        **options: Any,
+    ) -> None:
+        if iterations is None and time_limit is None:
+            time_limit = MASTER_TIME_LIMIT
+        super().__init__(seed, iterations=iterations, time_limit=time_limit, **options)
 
 
 def hint(

@@ -142,12 +142,41 @@ class Tables(NamedTuple):
     """Accumulated tricks per candidate."""
     weight: Any
     """``[deals sampled, the chain's current likelihood]``."""
+    tt_key: Any
+    """The endgame solver's transposition table (:func:`lockup.bots._kernel.solve`): keys,
+    a power of two of them, ..."""
+    tt_val: Any
+    """... and per key the lower and upper bounds of the value."""
+    sf: Any
+    """The solver's own stack: five numbers a ply (bounds, best value so far) ..."""
+    si: Any
+    """... and four integers (cards left to try, table key and slot, whose ply)."""
 
 
-DEFAULT_POLICY = {"risk": 600, "clean_last": 1, "void_lead": 0, "duck": 1, "duckme": 1}
+DEFAULT_POLICY = {
+    "risk": 600,
+    "clean_last": 1,
+    "void_lead": 0,
+    "duck": 1,
+    "duckme": 1,
+    "lead_low": 0,
+    "riskme": -1,
+    "lead_lowme": -1,
+}
 """The settings of the rule-based policy (:func:`lockup.bots._kernel.policy`): ``risk`` in
 thousandths, ``clean_last`` and ``void_lead`` 0 or 1, ``duck`` the clubs in a trick that
-make a seat duck, ``duckme`` the same for the searching seat in the expert's rollouts."""
+make a seat duck, ``duckme`` the same for the searching seat in the expert's rollouts,
+``lead_low`` 1 to lead low from the shortest suit when no master is worth cashing (0:
+the top of the longest suit, as the tips say); ``riskme`` and ``lead_lowme`` are
+``risk`` and ``lead_low`` for the searching seat (-1: the same). These are the ``normal`` level's; the
+expert rolls out with :data:`ROLLOUT_POLICY`."""
+
+ROLLOUT_POLICY = {**DEFAULT_POLICY, "duckme": 13, "riskme": 900, "lead_lowme": 1}
+"""The expert's rollout policy (issue 13): the other seats play the ``normal`` rules (the
+model its inference also uses), its own seat plays them made bolder: it takes a trick
+that holds clubs when it can (a point is worth the lock), accepts more risk of a club,
+and leads low from the shortest suit. That bolder policy alone beats ``normal`` by about
+0.3 tricks a hand (docs/bots.md, Strength)."""
 
 
 def check_policy(options: dict[str, Any]) -> dict[str, int]:
@@ -161,7 +190,15 @@ def check_policy(options: dict[str, Any]) -> dict[str, int]:
         if not isinstance(v, int):
             raise ValueError(f"{k} must be a whole number, not {v!r}")
         lo, hi = (
-            (0, 1000) if k == "risk" else (0, 1) if k in ("clean_last", "void_lead") else (1, 13)
+            (0, 1000)
+            if k == "risk"
+            else (-1, 1000)
+            if k == "riskme"
+            else (-1, 1)
+            if k == "lead_lowme"
+            else (0, 1)
+            if k in ("clean_last", "void_lead", "lead_low")
+            else (1, 13)
         )
         if not lo <= v <= hi:
             raise ValueError(f"{k} must be from {lo} to {hi}, not {v!r}")
@@ -205,6 +242,9 @@ def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str,
     st[km.I_RISK] = policy["risk"]
     st[km.I_CLEANLAST] = policy["clean_last"]
     st[km.I_VOIDLEAD] = policy["void_lead"]
+    st[km.I_LEADLOW] = policy["lead_low"]
+    st[km.I_RISKME] = policy["riskme"]
+    st[km.I_LEADLOWME] = policy["lead_lowme"]
     for i in range(4):
         st[km.I_TOT + i] = view.totals[i]
     st[km.I_TARGET] = view.rules.target
@@ -314,6 +354,35 @@ def history(
     return rows, adds, cards
 
 
+TT_SIZE = 1 << 15
+"""Entries of the endgame solver's transposition table (a power of two)."""
+
+
+def interchangeable(view: SeatView) -> dict[Card, Card]:
+    """For each legal card of ``view``, the card that stands for it in a search: cards of
+    one suit with no card between them that another seat may still play (an unseen card,
+    or the best card of the trick) play the same, and the highest of such a run stands for
+    the run. Pictures (J, Q, K: they open R7's exception) stand for themselves."""
+    live = view.unseen_mask
+    led = -1
+    best = -1
+    for _, c in view.trick:
+        if led < 0:
+            led = c // 13
+        if c // 13 == led and c > best:
+            best = c
+    if best >= 0:
+        live |= 1 << best
+    kept = _plain.distinct(None, view.legal_mask, live)
+    out: dict[Card, Card] = {}
+    for c in cards_of(view.legal_mask):
+        r = c
+        while not (kept >> r) & 1:
+            r += 1
+        out[c] = r
+    return out
+
+
 FIT_CHAINS = 3
 """Chains run to judge how well the ``normal`` rules explain each seat's plays, ..."""
 FIT_STEPS = 100
@@ -363,6 +432,10 @@ class Position:
         policy: dict[str, int] | None = None,
         lam: float = 1.0,
         mcmc: tuple[int, int, int] = (50, 30, 4),
+        solve: int = 0,
+        smode: int = 0,
+        merge: bool = False,
+        adapt: bool = False,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -374,6 +447,8 @@ class Position:
         pol = check_policy(policy or {})
         st = view_state(view, km, pol, seed=seed, eps=eps)
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
+        st[km.I_SOLVE] = solve
+        st[km.I_SMODE] = smode
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -389,8 +464,13 @@ class Position:
         deal = deal_tables(me, view.unseen_mask, view.hand_sizes, view.voids)
         if not deal.total:  # pragma: no cover - defensive
             deal = deal_tables(me, view.unseen_mask, view.hand_sizes, (0, 0, 0, 0))
-        self.cards = cards_of(view.legal_mask)
+        self.all_cards = cards_of(view.legal_mask)
+        self.rep = interchangeable(view) if merge else {c: c for c in self.all_cards}
+        """For each legal card, the card searched for it (itself, or one that plays the
+        same: see :func:`interchangeable`)."""
+        self.cards = sorted(set(self.rep.values()))
         n = len(self.cards)
+        tt = TT_SIZE if solve else 1
         self.lam = float(lam)
         self.tables = Tables(
             seats=to_array(km, deal.seats),
@@ -415,15 +495,21 @@ class Position:
             value=to_array(km, [0.0] * n, "float64"),
             tricks=to_array(km, [0.0] * n, "float64"),
             weight=to_array(km, [0.0, 1.0], "float64"),
+            tt_key=to_array(km, [-1] * tt),
+            tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
+            sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
+            si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
         )
+        n_rows = 4 + (km.SOLVE_ROWS if solve else 0)
         if km is _plain:
-            self.work: Any = [[0] * km.STATE_SIZE for _ in range(4)]
+            self.work: Any = [[0] * km.STATE_SIZE for _ in range(n_rows)]
         else:
             import numpy as np
 
-            self.work = np.zeros((4, km.STATE_SIZE), dtype=np.int64)
+            self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
+        self.adapt = adapt
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -458,6 +544,8 @@ class Position:
             self.fit.append((n, m))
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
+                if self.adapt:  # not a normal player: roll it out as bold as itself
+                    self.base[km.I_BOLD] |= 1 << s
         self.tables = self.tables._replace(use_chain=int(any(self.lams[s] < 1.0 for s in range(4))))
 
     def run(self, iterations: int) -> None:
@@ -471,10 +559,12 @@ class Position:
         """Means over the deals sampled so far."""
         t = self.tables
         n = float(t.weight[0]) or 1.0
+        at = {c: i for i, c in enumerate(self.cards)}
+        idx = [at[self.rep[c]] for c in self.all_cards]
         return SearchResult(
-            cards=list(self.cards),
-            value=[float(v) / n for v in t.value],
-            tricks=[float(x) / n for x in t.tricks],
+            cards=list(self.all_cards),
+            value=[float(t.value[i]) / n for i in idx],
+            tricks=[float(t.tricks[i]) / n for i in idx],
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
@@ -494,6 +584,10 @@ def search(
     policy: dict[str, int] | None = None,
     lam: float = 1.0,
     mcmc: tuple[int, int, int] = (50, 30, 4),
+    solve: int = 0,
+    smode: int = 0,
+    merge: bool = False,
+    adapt: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -504,7 +598,13 @@ def search(
     play a random card once in ``eps`` decisions (0: never); ``policy`` sets the rollout
     policy (:data:`DEFAULT_POLICY`). ``lam`` below 1 samples deals from a Metropolis chain
     that discounts each past play a deal fails to explain by ``lam``; ``mcmc`` is the
-    chain's (restart, burn-in, steps between deals).
+    chain's (restart, burn-in, steps between deals). ``solve`` above 0 plays each
+    rollout's last ``solve`` tricks exactly (:func:`lockup.bots._kernel.solve`: alpha-beta
+    on the sampled deal; ``smode`` 0 the others minimise the seat's value, 1 they play the
+    rollout policy); ``merge`` searches interchangeable cards once
+    (:func:`interchangeable`); ``adapt`` rolls out a seat whose plays the policy fails to
+    explain (see ``lam``) by the searching seat's own settings (``duckme``, ``riskme``,
+    ``lead_lowme``) instead.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -514,7 +614,18 @@ def search(
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
     start = time.perf_counter()
     pos = Position(
-        view, seed=seed, wgame=wgame, eps=eps, jit=jit, policy=policy, lam=lam, mcmc=mcmc
+        view,
+        seed=seed,
+        wgame=wgame,
+        eps=eps,
+        jit=jit,
+        policy=policy,
+        lam=lam,
+        mcmc=mcmc,
+        solve=solve,
+        smode=smode,
+        merge=merge,
+        adapt=adapt,
     )
     if time_limit is None:
         assert iterations is not None

@@ -7,7 +7,7 @@ from typing import Any
 
 from .base import Bot
 from .easy import EasyBot
-from .expert import ExpertBot
+from .expert import ExpertBot, MasterBot
 from .normal import NormalBot
 from .random_bot import RandomBot
 
@@ -18,6 +18,7 @@ LEVELS: dict[str, BotFactory] = {
     "easy": EasyBot,
     "normal": NormalBot,
     "expert": ExpertBot,
+    "master": MasterBot,
 }
 """The built-in levels, weakest first."""
 
@@ -25,8 +26,8 @@ LEVELS: dict[str, BotFactory] = {
 def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Bot:
     """A new bot of level ``name``; ``seed`` makes it deterministic (with an iteration budget).
 
-    ``options`` go to the level: ``expert`` takes ``iterations``, ``time_limit``, ``wgame``
-    and ``eps``; ``normal`` takes ``risk``; ``easy`` takes ``noise``. An unknown level or
+    ``options`` go to the level: ``expert`` and ``master`` take ``iterations``,
+    ``time_limit``, ``wgame``, ``eps`` and the search's other options (docs/bots.md); ``normal`` takes ``risk``; ``easy`` takes ``noise``. An unknown level or
     option raises :class:`ValueError`.
     """
     try:

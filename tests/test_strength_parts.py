@@ -1,0 +1,218 @@
+"""The expert's search parts of issue 13: the exact endgame, interchangeable cards, master."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from lockup.bots import LEVELS, make_bot
+from lockup.bots import _kernel as K
+from lockup.bots.expert import MASTER_TIME_LIMIT, ExpertBot, MasterBot
+from lockup.bots.kernel import Position, interchangeable, jit_available, search, view_state
+from lockup.cards import parse_card
+from lockup.engine import Game, Rules, SeatView
+
+RULES = [
+    Rules(),
+    Rules(picture_exception="any-club"),
+    Rules(lock_discards="upfront"),
+    Rules(picture_exception="any-club", lock_discards="upfront"),
+]
+
+
+def _late_positions(rules: Rules, seed: int, left: int, n: int) -> list[tuple[Game, SeatView]]:
+    """Positions (the game, the view of the seat to play) with at most ``left`` tricks to go."""
+    rng = random.Random(seed)
+    out: list[tuple[Game, SeatView]] = []
+    normal = make_bot("normal")
+    while len(out) < n:
+        game = Game.new(rng, rules, record=False)
+        while not game.hand_over:
+            if game.discard_due is not None:
+                game.discard_random(rng)
+                continue
+            view = game.view(game.turn)
+            if 13 - view.trick_number <= left and view.legal_mask & (view.legal_mask - 1):
+                out.append((game.clone(), view))
+            game.play(normal.choose(view), game.turn)
+    return out[:n]
+
+
+def _brute(s: list[int], t: Any) -> float:
+    """Plain minimax with every legal card tried (no pruning, no table)."""
+    if s[K.I_TURN] < 0:
+        return float(K.utility(s, t.me, t.totals, t.target, t.wgame))
+    seat = s[K.I_TURN]
+    if seat != t.me and s[K.I_SMODE]:
+        cards = [K.policy(s)]
+    else:
+        lg = K.legal(s)
+        cards = [c for c in range(52) if lg >> c & 1]
+    values = []
+    for c in cards:
+        nxt = list(s)
+        K.play(nxt, c)
+        values.append(_brute(nxt, t))
+    return max(values) if seat == t.me else min(values)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+@pytest.mark.parametrize("smode", [0, 1])
+def test_the_endgame_solver_is_exact(rules: Rules, smode: int) -> None:
+    """On the true deal, with 3 tricks to go: alpha-beta with its table and its merged
+    cards gives the value plain minimax gives, game term included."""
+    for k, (game, view) in enumerate(_late_positions(rules, seed=smode + 7, left=3, n=12)):
+        pos = Position(view, seed=k, jit=False, solve=3, smode=smode, wgame=2.0)
+        t = pos.tables
+        st = view_state(view, K, {**pos_policy()}, seed=k)
+        for s in range(4):
+            st[K.I_HAND + s] = game.hands[s]
+        st[K.I_SOLVE] = 3
+        st[K.I_SMODE] = smode
+        st[K.I_SALT] = 12345 + k
+        stack = [[0] * K.STATE_SIZE for _ in range(K.SOLVE_ROWS)]
+        for c in view.legal_cards:
+            root = list(st)
+            K.play(root, c)
+            stack[0] = list(root)
+            assert K.solve(stack, t) == pytest.approx(_brute(root, t)), (k, c)
+
+
+def pos_policy() -> dict[str, int]:
+    from lockup.bots.kernel import DEFAULT_POLICY
+
+    return dict(DEFAULT_POLICY)
+
+
+def test_deterministic_discards_follow_the_hand() -> None:
+    s = [0] * K.STATE_SIZE
+    hand = (1 << 5) | (1 << 17) | (1 << 30) | (1 << 44)
+    picks = set()
+    for salt in range(1, 60):
+        s[0] = hand
+        s[K.I_SALT] = salt
+        s[K.I_RNG] = 99
+        K._discard(s, 0)
+        lost = hand ^ s[0]
+        assert lost & hand == lost and bin(lost).count("1") == 1
+        assert s[K.I_RNG] == 99  # no random number drawn
+        picks.add(lost)
+    assert len(picks) == 4  # every card can go
+
+
+def test_interchangeable_cards() -> None:
+    game = Game(Rules(), dealer=3)  # South leads
+    game.deal(
+        [
+            [parse_card(c) for c in "2D 3D 4D 6D 9D TD JD QD 2H 3H 5S 6S 7S".split()],
+            [parse_card(c) for c in "5D 7D 8D KD AD 4H 5H 6H 2S 3S 4S 8S 9S".split()],
+            [parse_card(c) for c in "7H 8H 9H TH JH QH KH AH TS JS QS KS AS".split()],
+            [parse_card(c) for c in "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC".split()],
+        ]
+    )
+    rep = interchangeable(game.view(0))
+    d = {x: parse_card(x) for x in "2D 3D 4D 6D 9D TD JD QD 2H 3H 5S 6S 7S".split()}
+    assert rep[d["2D"]] == rep[d["3D"]] == rep[d["4D"]] == d["4D"]
+    assert rep[d["6D"]] == d["6D"]  # the 5D is out
+    assert rep[d["9D"]] == rep[d["TD"]] == d["TD"]  # the ten is no picture
+    assert rep[d["JD"]] == d["JD"] and rep[d["QD"]] == d["QD"]  # pictures stand alone
+    assert rep[d["2H"]] == rep[d["3H"]] == d["3H"]
+    assert rep[d["5S"]] == rep[d["6S"]] == rep[d["7S"]] == d["7S"]
+    # Merged or not, every legal card gets a value; merged cards share theirs.
+    r = search(game.view(0), iterations=20, seed=1, jit=False, merge=True)
+    assert sorted(r.cards) == sorted(d.values())
+    v = dict(zip(r.cards, r.value, strict=True))
+    assert v[d["2D"]] == v[d["4D"]] and v[d["5S"]] == v[d["7S"]]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+def test_expert_with_the_solver_plays_legal_cards(rules: Rules) -> None:
+    bot = ExpertBot(seed=1, iterations=3, solve=3, merge=True, jit=False)
+    rng = random.Random(4)
+    game = Game.new(rng, rules, record=False)
+    for _ in range(60):
+        if game.hand_over:
+            break
+        if game.discard_due is not None:
+            game.discard_random(rng)
+            continue
+        view = game.view(game.turn)
+        c = bot.choose(view)
+        assert view.legal_mask >> c & 1
+        game.play(c, game.turn)
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+def test_compiled_and_plain_solver_agree() -> None:
+    for k, (_game, view) in enumerate(_late_positions(Rules(), seed=3, left=4, n=6)):
+        a = search(view, iterations=6, seed=k, solve=4, merge=True, jit=False, wgame=1.0)
+        b = search(view, iterations=6, seed=k, solve=4, merge=True, jit=True, wgame=1.0)
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+def test_master_level() -> None:
+    assert "master" in LEVELS and list(LEVELS)[-1] == "master"
+    bot = make_bot("master", seed=1)
+    assert isinstance(bot, MasterBot) and bot.name == "master"
+    assert bot.time_limit == MASTER_TIME_LIMIT and bot.iterations is None
+    quick = make_bot("master", seed=1, iterations=4)
+    assert quick.time_limit is None and quick.iterations == 4
+    for bad in ({"solve": 9}, {"smode": 2}, {"bravery": 1}):
+        with pytest.raises(ValueError):
+            make_bot("master", seed=1, **bad)
+
+
+def test_the_expert_rolls_out_normal_others_and_a_bolder_self() -> None:
+    """The others in the expert's rollouts play exactly the ``normal`` rules; its own seat
+    plays them bolder; ``riskme``/``lead_lowme`` -1 mean "as the others" (normal's own
+    options keep working)."""
+    from lockup.bots.kernel import DEFAULT_POLICY, ROLLOUT_POLICY, check_policy
+
+    assert {k: ROLLOUT_POLICY[k] for k in ("risk", "duck", "lead_low")} == {
+        k: DEFAULT_POLICY[k] for k in ("risk", "duck", "lead_low")
+    }
+    assert ExpertBot(seed=1).policy == check_policy(ROLLOUT_POLICY)
+    same = check_policy({"riskme": 600, "lead_lowme": 0})
+    bold = check_policy({"riskme": 900, "lead_lowme": 1, "duckme": 13})
+    differs = 0
+    for rules in RULES[:2]:
+        for _game, view in _late_positions(rules, seed=11, left=13, n=40):
+            a = view_state(view, K, check_policy({}))
+            b = view_state(view, K, same)
+            c = view_state(view, K, bold)
+            assert K.policy(a) == K.policy(b)
+            a[K.I_ME] = c[K.I_ME] = (view.seat + 1) % 4  # searching seat elsewhere
+            assert K.policy(a) == K.policy(c)
+            c[K.I_ME] = view.seat
+            differs += K.policy(a) != K.policy(c)
+    assert differs > 0
+    with pytest.raises(ValueError):
+        check_policy({"riskme": -2})
+    with pytest.raises(ValueError):
+        check_policy({"lead_low": -1})
+
+
+def test_adapt_rolls_out_unexplained_seats_boldly() -> None:
+    """Against three plain PIMC players, the seats the normal rules fail to explain are
+    rolled out by the expert's own bolder settings (``adapt``); without it, none are."""
+    from lockup.arena.pimc import PlainPIMCBot
+
+    rng = random.Random(1)
+    game = Game.new(rng, record=False)
+    others = [PlainPIMCBot(seed=i, iterations=20) for i in range(4)]
+    flagged = 0
+    while not game.hand_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)
+            continue
+        view = game.view(game.turn)
+        if game.turn == 0 and view.trick_number >= 8 and view.legal_mask & (view.legal_mask - 1):
+            on = Position(view, seed=1, lam=0.03, adapt=True, jit=False)
+            off = Position(view, seed=1, lam=0.03, adapt=False, jit=False)
+            assert off.base[K.I_BOLD] == 0
+            flagged |= on.base[K.I_BOLD]
+            assert not on.base[K.I_BOLD] & 1  # never its own seat
+        game.play(others[game.turn].choose(view), game.turn)
+    assert flagged
