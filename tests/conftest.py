@@ -84,6 +84,21 @@ def step(game: Game, rng: random.Random) -> None:
         game.play(legal[rng.randrange(len(legal))])
 
 
+def step_by_step(game: Any, rng: random.Random) -> None:
+    """The rest of the hand through the checked API: random legal cards (drawn as the
+    playout draws them, :func:`lockup.playout.nth`) and random lockup discards."""
+    from lockup.engine import DISCARD, PLAY
+    from lockup.playout import nth
+
+    while True:
+        if game.phase == PLAY:
+            game.play(nth(game.legal_mask(), rng.random()))
+        elif game.phase == DISCARD:
+            game.discard_random(rng)
+        else:
+            return
+
+
 def random_game(seed: int, rules: Rules) -> Game:
     """A whole game of random legal play (deterministic for a seed)."""
     rng = random.Random(seed)

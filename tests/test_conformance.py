@@ -31,6 +31,7 @@ from enum import Enum
 from typing import Any
 
 import pytest
+from conftest import step_by_step
 
 from lockup._accel import source_package
 from lockup.bots import kernel as K
@@ -95,17 +96,6 @@ def check_void_record(game: Any) -> None:
         assert plays[v.play][0] == v.seat
         last = v.play
     assert masks == list(game.voids)
-
-
-def step_by_step(game: Any, rng: random.Random) -> None:
-    """The rest of the hand through the checked API, random cards and discards."""
-    while True:
-        if game.phase == PLAY:
-            game.play(nth_card(game.legal_mask(), rng.random()))
-        elif game.phase == DISCARD:
-            game.discard_random(rng)
-        else:
-            return
 
 
 def check_playouts(games: list[Any], seed: int) -> None:

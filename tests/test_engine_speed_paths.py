@@ -16,16 +16,6 @@ ALL_RULES = [
 ]
 
 
-def step_by_step(game: Game, rng: random.Random) -> None:
-    while True:
-        if game.phase == PLAY:
-            game.play(nth_card(game.legal_mask(), rng.random()))
-        elif game.phase == DISCARD:
-            game.discard_random(rng)
-        else:
-            return
-
-
 def state(game: Game) -> dict[str, object]:
     return {name: getattr(game, name) for name in Game.__slots__ if name != "log"} | {
         "log": None if game.log is None else [(h.dealer, h.deal, h.events) for h in game.log]

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from lockup.arena.pimc import _PIC, DealSampler, PlainPIMCBot, _greedy, playout
+from lockup.arena.pimc import DealSampler, PlainPIMCBot, _greedy, playout, trick_state
 from lockup.arena.specs import SpecError, build_bot, parse_spec
 from lockup.engine import Game, Rules, SeatView
 
@@ -21,21 +21,8 @@ RULES = [
 ]
 
 
-def _trick(view: SeatView) -> tuple[int, int, int, int, int]:
-    led = best = bseat = -1
-    clubs = pic = 0
-    for seat, c in view.trick:
-        if led < 0:
-            led = c // 13
-        if c // 13 == led and c > best:
-            best, bseat = c, seat
-        clubs += c < 13
-        pic |= _PIC[c]
-    return led, best, bseat, clubs, pic
-
-
 def _greedy_card(view: SeatView) -> int:
-    led, best, _, clubs, pic = _trick(view)
+    led, best, _, clubs, pic = trick_state(view)
     npl = sum(1 for x in view.locks if x == 0)
     last = len(view.trick) == npl - 1
     any_club = view.rules.picture_exception == "any-club"
@@ -76,7 +63,7 @@ def test_plays_legal_cards_and_its_playout_is_the_engine(rules: Rules) -> None:
                         ref.discard_random(stream)
                     else:
                         ref.play(_greedy_card(ref.view(ref.turn)), ref.turn)
-                led, best, bseat, clubs, pic = _trick(view)
+                led, best, bseat, clubs, pic = trick_state(view)
                 hands = list(game.hands)
                 points = list(view.points)
                 playout(

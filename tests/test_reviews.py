@@ -167,7 +167,7 @@ def test_games_where_a_computer_played_for_the_player_are_marked_and_left_out(
         async with websockets.connect(server.ws_url, additional_headers=headers) as ws:
             await ws.send(json.dumps({"type": "hello", "room": rid}))
             await ws.send(json.dumps({"type": "start"}))
-            waited = False
+            first_turn: tuple[int, int, int] | None = None
             sent = None
             game = ""
             while True:
@@ -180,8 +180,12 @@ def test_games_where_a_computer_played_for_the_player_are_marked_and_left_out(
                 if view["phase"] == "over":
                     return game
                 if view["legal"] and sent != msg["version"]:
-                    if not waited:  # let the turn timer play the first card
-                        waited = True
+                    # Let the turn timer play the first card: wait that turn out, whatever
+                    # other frames come meanwhile (presence, the clock, the room).
+                    turn = (view["hand_number"], view["trick_number"], len(view["trick"]))
+                    if first_turn is None:
+                        first_turn = turn
+                    if turn == first_turn:
                         continue
                     sent = msg["version"]
                     card = view["legal"][0]

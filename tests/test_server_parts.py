@@ -227,3 +227,21 @@ def test_idle_games_leave_memory_and_load_back_the_same(tmp_path: Path) -> None:
             await store.close()
 
     asyncio.run(go())
+
+
+def test_a_bots_card_is_held_at_least_as_long_as_its_level_may_think() -> None:
+    """A forced card and a searched one leave alike: the hold covers the level's longest
+    think (master: 0.9 s), not only --bot-delay; with --bot-delay 0 pacing stays off."""
+    from lockup.bots.registry import think_time
+    from lockup.server.session import GameService
+
+    assert think_time("master") == 0.9 and think_time("normal") == 0.0
+    paced = GameService(None, None, bot_delay=0.35, bot_jitter=0.25)  # type: ignore[arg-type]
+    for level, low in (("normal", 0.35), ("expert", 0.35), ("master", 1.05)):
+        holds = [paced.bot_hold(level) for _ in range(200)]
+        assert low <= min(holds) and max(holds) <= low + 0.25, (level, min(holds), max(holds))
+        assert max(holds) - min(holds) > 0.1, "the jitter is kept"
+    still = GameService(None, None, bot_delay=0.35, bot_jitter=0.0)  # type: ignore[arg-type]
+    assert still.bot_hold("master") == pytest.approx(1.05)
+    off = GameService(None, None, bot_delay=0.0, bot_jitter=0.0)  # type: ignore[arg-type]
+    assert off.bot_hold("master") == 0.0

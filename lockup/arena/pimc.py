@@ -188,6 +188,21 @@ def playout(
         clubs = pic = 0
 
 
+def trick_state(view: SeatView) -> tuple[int, int, int, int, int]:
+    """The trick under way as the playout keeps it: led suit, best card and its seat (-1
+    for none), clubs in it, and the picture-club bits of its cards (R7)."""
+    led = best = bseat = -1
+    clubs = pic = 0
+    for seat, c in view.trick:
+        if led < 0:
+            led = c // 13
+        if c // 13 == led and c > best:
+            best, bseat = c, seat
+        clubs += c < 13
+        pic |= _PIC[c]
+    return led, best, bseat, clubs, pic
+
+
 class DealSampler:
     """Deals of the unseen cards to three seats, uniform among those respecting voids.
 
@@ -320,15 +335,7 @@ class PlainPIMCBot(Bot):
         )
         cands = cards_of(legal)
         sums = [0.0] * len(cands)
-        led = best = bseat = -1
-        clubs = pic = 0
-        for seat, c in view.trick:
-            if led < 0:
-                led = c // 13
-            if c // 13 == led and c > best:
-                best, bseat = c, seat
-            clubs += c < 13
-            pic |= _PIC[c]
+        led, best, bseat, clubs, pic = trick_state(view)
         locks0 = list(view.locks)
         points0 = list(view.points)
         npl = sum(1 for x in locks0 if x == 0)

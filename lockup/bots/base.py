@@ -19,6 +19,11 @@ class Bot(ABC):
     name: str = "bot"
     """The level or program name shown in arena tables (``random``, ``expert``...)."""
 
+    think_time: float = 0.0
+    """The longest a move takes at the level's default budget, in seconds (0: no search).
+    The server holds every card of the level at least this long, so that how long a bot
+    took does not tell whether its card was forced."""
+
     @abstractmethod
     def choose(self, view: SeatView) -> Card:
         """The card to play, one of ``view.legal_cards``; it is ``view.seat``'s turn."""

@@ -86,6 +86,7 @@ class ExpertBot(Bot):
     """
 
     name = "expert"
+    think_time = DEFAULT_TIME_LIMIT
 
     def __init__(
         self,
@@ -170,6 +171,7 @@ class MasterBot(ExpertBot):
     the expert's options."""
 
     name = "master"
+    think_time = MASTER_TIME_LIMIT
 
     def __init__(
         self,

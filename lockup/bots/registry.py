@@ -23,6 +23,13 @@ LEVELS: dict[str, BotFactory] = {
 """The built-in levels, weakest first."""
 
 
+def think_time(name: str) -> float:
+    """The longest a move of level ``name`` takes at its default budget (seconds; 0 for an
+    unknown level)."""
+    factory = LEVELS.get(name)
+    return float(getattr(factory, "think_time", 0.0))
+
+
 def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Bot:
     """A new bot of level ``name``; ``seed`` makes it deterministic (with an iteration budget).
 

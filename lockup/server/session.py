@@ -561,8 +561,8 @@ class GameSession:
                         return
                     view = g.view(seat)
                     seq = self.seq
-                release_at = loop.time() + self.service.bot_hold()
                 level = who.level or self.service.default_level
+                release_at = loop.time() + self.service.bot_hold(level)
                 card = await self.service.pool.choose(level, view)
                 late = loop.time() - release_at
                 if late < 0:
@@ -712,11 +712,19 @@ class GameService:
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
 
-    def bot_hold(self) -> float:
-        """How long after its turn began a bot's card is sent (see the class)."""
+    def bot_hold(self, level: str = "") -> float:
+        """How long after its turn began a card of a bot of ``level`` is sent (see the
+        class): at least ``bot_delay``, and at least the level's longest think plus 0.15 s
+        when that is longer (the ``master`` level thinks 0.9 s), so that a forced card
+        and a searched one leave alike (with ``bot_delay`` 0, pacing is off)."""
+        base = self.bot_delay
+        if base > 0 and level:
+            from ..bots.registry import think_time
+
+            base = max(base, think_time(level) + 0.15)
         if self.bot_jitter <= 0:
-            return self.bot_delay
-        return self.bot_delay + self.rng.uniform(0.0, self.bot_jitter)
+            return base
+        return base + self.rng.uniform(0.0, self.bot_jitter)
 
     async def start(self) -> None:
         """Start evicting idle games and purging stored ones."""
