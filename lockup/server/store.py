@@ -523,21 +523,25 @@ def _reason(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def _check_fence(conn: Connection, lease: Lease) -> None:
-    """Raise :class:`LeaseLost` unless ``lease`` is still its row's owner and fence.
+def _check_fences(conn: Connection, leases: Collection[Lease]) -> None:
+    """Raise :class:`LeaseLost` unless every one of ``leases`` is still its row's owner
+    and fence: one ``SELECT ... FOR UPDATE`` per :data:`BATCH` of them, whatever the
+    number of games in a group commit.
 
-    An ``UPDATE`` (not a ``SELECT``): on PostgreSQL it locks the row until the transaction
-    ends, so a takeover waits for this write to commit (and then loads it) or has already
-    moved the fence on (and this write is refused).
+    On PostgreSQL the rows stay locked until the transaction ends, so a takeover waits for
+    this write to commit (and then loads it) or has already moved the fence on (and this
+    write is refused). SQLite has one writer at a time, so its plain ``SELECT`` suffices.
     """
     t = leases_table.c
-    done = conn.execute(
-        update(leases_table)
-        .where(t.id == lease.key, t.owner == lease.owner, t.fence == lease.fence)
-        .values(fence=t.fence)
-    ).rowcount
-    if done != 1:
-        raise LeaseLost(f"{lease.key} is no longer owned by this process (fence {lease.fence})")
+    wanted = {lease.key: lease for lease in leases}
+    held: dict[str, tuple[str, int]] = {}
+    for chunk in _chunks(sorted(wanted)):
+        query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
+        for row in conn.execute(query):
+            held[str(row.id)] = (str(row.owner), int(row.fence))
+    for key, lease in wanted.items():
+        if held.get(key) != (lease.owner, lease.fence):
+            raise LeaseLost(f"{key} is no longer owned by this process (fence {lease.fence})")
 
 
 def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str, Any]]:
@@ -741,9 +745,10 @@ class Store:
             self._drop_writer_conn()
             raise
         with trans:
+            leases = [w.lease for w in writes if w.lease is not None]
+            if leases:
+                _check_fences(conn, leases)
             for w in writes:
-                if w.lease is not None:
-                    _check_fence(conn, w.lease)
                 for op in w.ops:
                     op(conn)
             rows = [r for w in writes for r in w.rows]
@@ -918,17 +923,26 @@ class Store:
 
     def _renew(self, leases: list[Lease], ttl: float) -> list[Lease]:
         t = leases_table.c
+        wanted: dict[str, list[Lease]] = {}
+        for lease in leases:
+            wanted.setdefault(lease.key, []).append(lease)
         lost = []
         until = _now() + timedelta(seconds=ttl)
         with self._engine().begin() as conn:
-            for lease in leases:
-                done = conn.execute(
-                    update(leases_table)
-                    .where(t.id == lease.key, t.owner == lease.owner, t.fence == lease.fence)
-                    .values(expires_at=until)
-                ).rowcount
-                if done != 1:
-                    lost.append(lease)
+            for chunk in _chunks(sorted(wanted)):
+                query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
+                held = {str(r.id): (str(r.owner), int(r.fence)) for r in conn.execute(query)}
+                kept = []
+                for key in chunk:
+                    for lease in wanted[key]:
+                        if held.get(key) == (lease.owner, lease.fence):
+                            kept.append(key)
+                        else:
+                            lost.append(lease)
+                if kept:  # the rows are locked: no one moved a fence since the read
+                    conn.execute(
+                        update(leases_table).where(t.id.in_(kept)).values(expires_at=until)
+                    )
         return lost
 
     async def release_lease(self, lease: Lease) -> None:
