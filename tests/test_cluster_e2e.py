@@ -138,6 +138,19 @@ class Player:
         await ws.send(json.dumps({"type": "hello", "game": self.game, "since": self.version}))
         return ws
 
+    def claim(self, server: Server) -> None:
+        """Have ``server`` own the game: a socket there says hello, sees the game, leaves
+        (a made game is played where its page's socket lands; the next socket, on
+        another process, is then forwarded to this one)."""
+
+        async def run() -> None:
+            ws = await self.connect(server)
+            while json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "state":
+                pass
+            await ws.close()
+
+        asyncio.run(run())
+
     async def play(
         self,
         order: list[Server],
@@ -220,7 +233,8 @@ def test_three_processes_a_whole_game_and_kill_9_of_its_owner(
     pg, redis = stack
     url, (a, b, c) = servers(tmp_path, pg, redis, 3)
     try:
-        p = Player(a)  # a made the game: a owns it
+        p = Player(a)
+        p.claim(a)  # a owns the game
         state: dict[str, Any] = {"killed": None, "next": None}
 
         async def hook(msg: Msg, ws: Any) -> bool:
@@ -258,6 +272,47 @@ def test_three_processes_a_whole_game_and_kill_9_of_its_owner(
             s.stop()
 
 
+def holder(url: str, game_id: str) -> str | None:
+    """The process (its pid) whose lease on the game runs now, or None."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                text("SELECT owner, expires_at > now() FROM leases WHERE id = :k"),
+                {"k": f"game:{game_id}"},
+            ).first()
+    finally:
+        engine.dispose()
+    return row[0].split(":")[1] if row is not None and row[1] else None
+
+
+def test_a_new_game_is_played_where_its_socket_lands(
+    tmp_path: Path, stack: tuple[Postgres, Redis]
+) -> None:
+    pg, redis = stack
+    url, (a, b) = servers(tmp_path, pg, redis, 2)
+    try:
+        p = Player(a)  # a answers GET /api/game: it makes the game, stores it, gives it back
+        assert holder(url, p.game) is None
+        asyncio.run(p.play([b], stop=lambda msg: len(p.acked) >= 2))
+        assert holder(url, p.game) == str(b.pid)  # the socket's process took it
+        # a answers GET /api/game again from the database, and does not take the game.
+        r = p.http.get("/api/game")
+        assert r.status_code == 200
+        assert r.json()["game"] == p.game and r.json()["version"] >= p.acked[-1][0]
+        assert holder(url, p.game) == str(b.pid)
+        # A game made by POST /api/games on b is played by a when its socket lands on a.
+        new = p.http.post(b.url + "/api/games", json={}).json()["game"]
+        assert new != p.game and holder(url, new) is None
+        p.game, p.version, p.acked = new, 0, []
+        asyncio.run(p.play([a], stop=lambda msg: len(p.acked) >= 1))
+        assert holder(url, new) == str(a.pid)
+        assert not p.refused, p.refused
+    finally:
+        for s in (a, b):
+            s.stop()
+
+
 def test_a_redis_restart_mid_game_loses_nothing(
     tmp_path: Path, stack: tuple[Postgres, Redis]
 ) -> None:
@@ -265,6 +320,7 @@ def test_a_redis_restart_mid_game_loses_nothing(
     url, (a, b) = servers(tmp_path, pg, redis, 2)
     try:
         p = Player(a)
+        p.claim(a)  # a owns the game, the page plays it through b: over Redis
         restarted = {"done": False}
 
         async def hook(msg: Msg, ws: Any) -> bool:
@@ -292,6 +348,7 @@ def test_postgresql_down_refuses_moves_and_never_acknowledges_them(
     url, (a, b) = servers(tmp_path, pg, redis, 2)
     try:
         p = Player(a)
+        p.claim(a)
         phase = {"down": False, "up": False}
 
         async def hook(msg: Msg, ws: Any) -> bool:

@@ -105,27 +105,49 @@ async def api_game(request: Request) -> Response:
     """``GET /api/game``: the player's current game, created at once if there is none."""
     token, new = await _player(request)
     guards: Guards = request.app.state.guards
+    service = _service(request)
+    if service.leases is not None and not new:
+        # Several processes: a game this process does not play now is read from the
+        # database, not taken: the process the page's WebSocket reaches plays it.
+        game_id = await service.store.player_game(token)
+        if game_id is not None and game_id not in service.sessions:
+            stored = await _stored_game_json(service, game_id, token)
+            if stored is not None:
+                return JSONResponse(stored)
     try:
-        session = await _service(request).current(
-            token, functools.partial(guards.new_game, token, _address(request))
+        session = await service.current(
+            token, functools.partial(guards.new_game, token, _address(request)), keep=False
         )
     except ProtocolError as e:
         return _error(429, e)
-    except OwnedElsewhere as e:  # another process plays it: what the database says
-        found = await _service(request).store.load(e.key.removeprefix("game:"))
-        if found is None:
+    except OwnedElsewhere as e:  # another process took it just now
+        stored = await _stored_game_json(service, e.key.removeprefix("game:"), token)
+        if stored is None:
             raise
-        header, actions = found
-        mine = next(i for i, x in enumerate(header.seats) if x.get("player") == token)
-        version = max(actions[-1].version if actions else 0, header.events_version)
-        level = next((x.get("level") for x in header.seats if x.get("kind") == "bot"), None)
-        return JSONResponse({"game": header.id, "seat": mine, "version": version, "level": level})
+        return JSONResponse(stored)
     seat = session.seat_of(token)
     assert seat is not None
     response = JSONResponse(_game_json(session, seat))
     if new:
         _set_cookie(request, response, token)
     return response
+
+
+async def _stored_game_json(
+    service: GameService, game_id: str, token: str
+) -> dict[str, Any] | None:
+    """What ``GET /api/game`` says of a game, read from the database (None: no such game,
+    or ``token`` has no seat in it)."""
+    found = await service.store.load(game_id)
+    if found is None:
+        return None
+    header, actions = found
+    mine = next((i for i, x in enumerate(header.seats) if x.get("player") == token), None)
+    if mine is None:
+        return None
+    version = max(actions[-1].version if actions else 0, header.events_version)
+    level = next((x.get("level") for x in header.seats if x.get("kind") == "bot"), None)
+    return {"game": header.id, "seat": mine, "version": version, "level": level}
 
 
 async def api_new_game(request: Request) -> Response:
@@ -146,7 +168,7 @@ async def api_new_game(request: Request) -> Response:
         await request.app.state.guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
-    session = await service.new_game(token, rules, level)
+    session = await service.new_game(token, rules, level, keep=False)
     response = JSONResponse(_game_json(session, 0))
     if new:
         _set_cookie(request, response, token)

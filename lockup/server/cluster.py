@@ -71,6 +71,12 @@ class Leases:
         self.held[key] = lease
         return lease
 
+    async def release(self, key: str) -> None:
+        """Give ``key`` back now (another process may take it at once)."""
+        lease = self.held.pop(key, None)
+        if lease is not None:
+            await self._release(lease)
+
     def release_soon(self, key: str) -> None:
         """Give ``key`` back in the background (the game left memory)."""
         lease = self.held.pop(key, None)

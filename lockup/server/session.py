@@ -871,10 +871,15 @@ class GameService:
         return s
 
     async def current(
-        self, player: str, before_new: Callable[[], Awaitable[None]] | None = None
+        self,
+        player: str,
+        before_new: Callable[[], Awaitable[None]] | None = None,
+        *,
+        keep: bool = True,
     ) -> GameSession:
         """The game ``player`` plays now; a new one (default options) if none, after
-        ``await before_new()`` (which may raise to refuse it).
+        ``await before_new()`` (which may raise to refuse it); ``keep``: see
+        :meth:`new_game_at`.
 
         Two requests at once (the page's ``/api/game`` and its ``hello``) find one game.
         """
@@ -889,14 +894,17 @@ class GameService:
                     return s
             if before_new is not None:
                 await before_new()
-            return await self.new_game(player, Rules(), self.default_level)
+            return await self.new_game(player, Rules(), self.default_level, keep=keep)
 
-    async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:
+    async def new_game(
+        self, player: str, rules: Rules, level: str, *, keep: bool = True
+    ) -> GameSession:
         """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
         hand is dealt (server rng) and everything is stored before this returns. Its bots'
-        first moves wait behind the moves of games people play (:attr:`GameSession.priority`)."""
+        first moves wait behind the moves of games people play (:attr:`GameSession.priority`).
+        ``keep``: see :meth:`new_game_at`."""
         seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
-        return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player])
+        return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player], keep=keep)
 
     async def new_game_at(
         self,
@@ -907,9 +915,15 @@ class GameService:
         *,
         room_id: str | None = None,
         prepare: Callable[[GameSession], None] | None = None,
+        keep: bool = True,
     ) -> GameSession:
         """A new game with these seats and names, the current game of every player in
-        ``owners``; ``prepare`` is called on it before its first deal is published."""
+        ``owners``; ``prepare`` is called on it before its first deal is published.
+
+        ``keep=False`` (several processes, a game made by an HTTP request): the game is
+        stored and its lease given back, not played here; the returned session is closed.
+        The process its player's WebSocket reaches takes the lease and plays it there, so
+        the player's moves need no hop to another process (see docs/deploy.md)."""
         game_id = secrets.token_urlsafe(9)
         game = Game(rules, dealer=self.rng.randrange(4))
         s = GameSession(self, game_id, game, names, seats, 0, 0)
@@ -931,6 +945,10 @@ class GameService:
                 deal=[deck[13 * i : 13 * i + 13] for i in range(4)],
                 before=(create,),
             )
+        if not keep and self.leases is not None and s.lease is not None:
+            s.closed = True
+            await self.leases.release(s.lease.key)
+            return s
         self.sessions[game_id] = s
         s.kick()
         return s
