@@ -154,3 +154,55 @@ def test_rate_limits_are_counted_together_in_redis() -> None:
             await two.aclose()
 
         asyncio.run(go())
+
+
+def test_an_owner_lets_go_of_the_connections_of_a_gateway_that_died() -> None:
+    from types import SimpleNamespace
+
+    from services import redis
+
+    from lockup.server.bus import Bus, Client, alive_key, stream_of
+
+    with redis() as server:
+
+        async def go() -> None:
+            fast = {"beat_every": 0.2, "alive_ttl": 0.6}
+            owner = Bus(server.url, "owner", **fast)
+            gateways = [Bus(server.url, f"gateway-{i}", **fast) for i in range(2)]
+            got: list[tuple[str, str]] = []
+            ended: list[str] = []
+
+            async def on_message(client: Client, text: str) -> None:
+                got.append((client.gateway, text))
+
+            async def on_gone(client: Client) -> None:
+                ended.append(client.gateway)
+
+            owner.on_message, owner.on_gone = on_message, on_gone
+            for bus in (owner, *gateways):
+                await bus.start()
+            for i, bus in enumerate(gateways):  # one page on each gateway, forwarded
+                page = SimpleNamespace(bus_id="1", player="p", ws=SimpleNamespace(client=None))
+                bus.forward(page, "owner", f"hello from {i}")  # type: ignore[arg-type]
+            deadline = time.monotonic() + 10
+            while len(got) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert sorted(got) == [("gateway-0", "hello from 0"), ("gateway-1", "hello from 1")]
+            await asyncio.sleep(1.5)  # beats go on: nobody is taken for dead
+            assert ended == []
+            for task in gateways[0]._tasks:  # gateway-0 dies (no clean stop: no goodbye)
+                task.cancel()
+            deadline = time.monotonic() + 10
+            while not ended and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert ended == ["gateway-0"]  # its page's stand-in ends; gateway-1's stays
+            assert await owner.redis.exists(stream_of("gateway-0")) == 0
+            assert await owner.redis.exists(alive_key("gateway-1")) == 1
+            await asyncio.sleep(1.0)
+            assert ended == ["gateway-0"]
+            await gateways[1].close()  # a clean stop takes its key and stream at once
+            assert await owner.redis.exists(alive_key("gateway-1"), stream_of("gateway-1")) == 0
+            await owner.close()
+            await gateways[0].redis.aclose()
+
+        asyncio.run(go())

@@ -18,7 +18,10 @@ Failover: every second each process checks the leases of the games its gateway
 connections are forwarded for; when the owner's lease ends (the process died) the
 WebSocket is closed with 1012, the page reconnects and says ``hello`` with the version it
 saw, and the game is found on its new owner (the first process to find no owner takes the
-lease and loads the game from the database).
+lease and loads the game from the database). The other way round, each process keeps a
+heartbeat key (``lockup:alive:<process>``, :data:`ALIVE_TTL`); an owner ends the forwarded
+connections of a gateway whose key is gone (the pages behind it are gone with it) and
+deletes that gateway's stream.
 """
 
 from __future__ import annotations
@@ -43,10 +46,21 @@ log = logging.getLogger("lockup.server")
 MAXLEN = 20_000
 """Entries kept per stream (approximately)."""
 
+BEAT_EVERY = 3.0
+"""Seconds between two heartbeats of a process (its ``lockup:alive:<process>`` key)."""
+
+ALIVE_TTL = 10.0
+"""Seconds a heartbeat key lasts: a process silent that long is taken for dead."""
+
 
 def stream_of(process: str) -> str:
     """The stream a process reads."""
     return f"lockup:p:{process}"
+
+
+def alive_key(process: str) -> str:
+    """The key a process's heartbeat keeps set."""
+    return f"lockup:alive:{process}"
 
 
 @dataclass
@@ -86,9 +100,19 @@ class Bus:
     connection that frames for it are delivered to.
     """
 
-    def __init__(self, url: str, process: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        process: str,
+        *,
+        beat_every: float = BEAT_EVERY,
+        alive_ttl: float = ALIVE_TTL,
+    ) -> None:
         self.url = url
         self.process = process
+        self.beat_every = beat_every
+        self.alive_ttl = alive_ttl
+        self._suspects: set[str] = set()
         self.redis: Redis = Redis.from_url(url, decode_responses=True)
         self.on_message: Callable[[Client, str], Awaitable[None]] | None = None
         self.on_gone: Callable[[Client], Awaitable[None]] | None = None
@@ -114,6 +138,7 @@ class Bus:
         self._tasks = [
             asyncio.create_task(self._writer(), name="lockup-bus-writer"),
             asyncio.create_task(self._reader(), name="lockup-bus-reader"),
+            asyncio.create_task(self._heartbeat(), name="lockup-bus-heartbeat"),
         ]
 
     async def close(self) -> None:
@@ -122,6 +147,9 @@ class Bus:
         for t in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
+        with contextlib.suppress(RedisError, OSError, TimeoutError):  # a clean stop
+            async with asyncio.timeout(1):
+                await self.redis.delete(alive_key(self.process), stream_of(self.process))
         await self.redis.aclose()
 
     # ------------------------------------------------------------------ sending
@@ -197,6 +225,41 @@ class Bus:
                     log.warning("redis: posting %d entries failed (%s); retrying", len(batch), e)
                     await asyncio.sleep(delay)
                     delay = min(1.0, delay * 2)
+
+    # ------------------------------------------------------------------ heartbeats
+
+    async def _heartbeat(self) -> None:
+        """Keep this process's alive key set, and let go of the forwarded connections of
+        gateway processes that died (see :meth:`sweep`)."""
+        while True:
+            try:
+                await self.redis.set(
+                    alive_key(self.process), "1", px=max(1, int(self.alive_ttl * 1000))
+                )
+                await self.sweep()
+            except (RedisError, OSError) as e:  # Redis restarting: the next beat
+                log.warning("redis: heartbeat failed (%s)", e)
+            await asyncio.sleep(self.beat_every)
+
+    async def sweep(self) -> list[str]:
+        """End the forwarded connections of gateways whose alive key is gone at two sweeps
+        in a row (one miss may be a Redis restart that lost the keys: they are set again
+        within a beat), and delete those gateways' streams; the gateways found dead."""
+        gateways = sorted({g for g, _ in self._workers})
+        if not gateways:
+            self._suspects.clear()
+            return []
+        found = await self.redis.mget([alive_key(g) for g in gateways])
+        missing = {g for g, v in zip(gateways, found, strict=True) if v is None}
+        dead = sorted(missing & self._suspects)
+        self._suspects = missing - set(dead)
+        for gateway in dead:
+            log.warning("process %s stopped beating: its forwarded connections end", gateway)
+            for key, queue in list(self._workers.items()):
+                if key[0] == gateway:
+                    queue.put_nowait(None)
+            await self.redis.delete(stream_of(gateway))
+        return dead
 
     # ------------------------------------------------------------------ reading
 
