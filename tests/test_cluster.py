@@ -26,8 +26,9 @@ PLAYER = "player-token-cluster-0001"
 class Page:
     """A subscriber standing for a page's WebSocket."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, player: str | None = None) -> None:
         self.seat = seat
+        self.player = player
         self.frames: list[str] = []
         self.closed: int | None = None
 
@@ -206,3 +207,57 @@ def test_an_owner_lets_go_of_the_connections_of_a_gateway_that_died() -> None:
             await gateways[0].redis.aclose()
 
         asyncio.run(go())
+
+
+def test_a_room_is_given_back_once_it_and_its_game_leave_memory(pg_server: Any) -> None:
+    from lockup.server.rooms import RoomOptions, RoomService
+
+    url = pg_server.new_database()
+
+    async def take(rooms: RoomService, room_id: str) -> Any:
+        """``rooms.get`` once the room's lease is free (OwnedElsewhere until then)."""
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                return await rooms.get(room_id, live=False)
+            except OwnedElsewhere:
+                assert time.monotonic() < deadline, "the room was not given back"
+                await asyncio.sleep(0.05)
+
+    async def go() -> None:
+        pool = BotPool(processes=1)
+        a, b = Process(url, pool), Process(url, pool)
+        await a.start()
+        await b.start()
+        ra, rb = RoomService(a.service), RoomService(b.service)
+        try:
+            room = await ra.create(PLAYER, RoomOptions(levels=["random"] * 4), "Ours")
+            key = f"room:{room.id}"
+            page = Page(0, PLAYER)
+            ra.connect(room, page, 0)
+            with pytest.raises(OwnedElsewhere):
+                await rb.get(room.id)
+            session = await ra.start(room, PLAYER)
+            ra.disconnect(room, page)
+            assert room.id not in ra.rooms
+            await asyncio.sleep(1.0)  # its game is still played here: a keeps the room
+            assert key in a.leases.held
+            with pytest.raises(OwnedElsewhere):
+                await rb.get(room.id)
+            a.service.forget(session)  # the game leaves memory too: the room is given back
+            assert key not in a.leases.held
+            again = await take(rb, room.id)
+            assert again is not None and again.id == room.id and key in b.leases.held
+            # A room nobody started is given back when its last page leaves.
+            other = await rb.create(PLAYER, RoomOptions(), "Other")
+            page2 = Page(0, PLAYER)
+            rb.connect(other, page2, 0)
+            rb.disconnect(other, page2)
+            moved = await take(ra, other.id)
+            assert moved is not None and f"room:{other.id}" in a.leases.held
+        finally:
+            await b.stop()
+            await a.stop()
+            pool.close()
+
+    asyncio.run(go())

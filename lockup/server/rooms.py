@@ -297,6 +297,7 @@ class RoomService:
         self.rooms: dict[str, Room] = {}
         games.on_load = self._attach_loaded
         games.on_lost_room = self._lost
+        games.on_forget_room_game = self._release_if_idle
 
     def _lost(self, room_id: str) -> None:
         """Another process took the room over: drop this copy; its pages reconnect."""
@@ -610,6 +611,17 @@ class RoomService:
         room.broadcast()
         if not room.members and self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            self._release_if_idle(room.id)
+
+    def _release_if_idle(self, room_id: str) -> None:
+        """Several processes: give the room's lease back once neither the room nor its
+        game is in memory here (the next page of it may land on any process)."""
+        leases = self.games.leases
+        if leases is None or room_id in self.rooms:
+            return
+        if any(s.room_id == room_id for s in self.games.sessions.values()):
+            return
+        leases.release_soon(f"room:{room_id}")
 
     def _enter(self, room: Room, member: RoomMember, since: int) -> None:
         """Subscribe ``member`` to the room's game at its seat (or as a spectator)."""

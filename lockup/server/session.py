@@ -709,6 +709,8 @@ class GameService:
         )
         self.on_lost_room: Callable[[str], None] | None = None
         """Told when another process took over a room of this process (see :meth:`_lost`)."""
+        self.on_forget_room_game: Callable[[str], None] | None = None
+        """Told the room's id when a room's game leaves memory (see :meth:`forget`)."""
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
 
@@ -750,6 +752,8 @@ class GameService:
             if self.leases is not None and session.lease is not None:
                 if self.leases.held.get(session.lease.key) == session.lease:
                     self.leases.release_soon(session.lease.key)
+            if session.room_id is not None and self.on_forget_room_game is not None:
+                self.on_forget_room_game(session.room_id)
 
     def _lost(self, key: str) -> None:
         """Another process took the game ``key`` over: drop this copy; its pages reconnect
