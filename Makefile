@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///lockup.sqlite
 
-.PHONY: run test install install-test engine lint typecheck docs pytest jstest browser bench clean
+.PHONY: run test install install-test engine lint typecheck docs pytest jstest browser services bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -60,10 +60,14 @@ docs: install-test
 browser:
 	bash scripts/ensure-chromium.sh
 
+# PostgreSQL and Redis for the cluster tests (each test starts its own, on private ports).
+services:
+	bash scripts/ensure-services.sh
+
 pytest: install-test engine
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck docs browser pytest jstest
+test: lint typecheck docs browser services pytest jstest
 
 bench: install-test engine
 	$(BIN)/pip install -q -e '.[bench]'

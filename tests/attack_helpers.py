@@ -71,8 +71,11 @@ class Server:
     ``with Server(db) as s:``.
     """
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, url: str | None = None) -> None:
         self.db = Path(db)
+        self.db_url = url or f"sqlite:///{self.db}"
+        """The database (``url``: another than the SQLite file ``db``, whose folder then
+        only holds the log)."""
         self.extra = extra
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
@@ -81,7 +84,7 @@ class Server:
     def start(self, timeout: float = 30.0) -> Server:
         self.port = free_port()
         cmd = [sys.executable, "-m", "lockup", "serve", "--host", "127.0.0.1"]
-        cmd += ["--port", str(self.port), "--db", f"sqlite:///{self.db}", "--level", "random"]
+        cmd += ["--port", str(self.port), "--db", self.db_url, "--level", "random"]
         cmd += ["--log-level", "warning", *self.extra]
         self.db.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(

@@ -128,3 +128,26 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# ---------------------------------------------------------------------- databases
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One real PostgreSQL server for the session (private port and data directory);
+    skips when its binaries are absent (``make test`` installs them)."""
+    from services import postgres
+
+    with postgres() as pg:
+        yield pg
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new empty database: an SQLite file, or a fresh database on the test PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'lockup.sqlite'}"
+    pg = request.getfixturevalue("pg_server")
+    url: str = pg.new_database()
+    return url

@@ -1,7 +1,8 @@
 """The store's database on its own: Alembic migrations (a new file, one from before them),
 the lock on an SQLite file, the purge, ``updated_at`` and the server secret.
 
-Every test uses a real SQLite file in ``tmp_path``.
+Every test uses a real SQLite file in ``tmp_path``; those marked with the ``db_url``
+fixture run on a real PostgreSQL too (tests/services.py starts one), as do the leases'.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from lockup.server.store import (
     BATCH,
     ActionRow,
     GameRow,
+    Lease,
+    LeaseLost,
     Store,
     StoreError,
     alembic_config,
@@ -55,6 +58,7 @@ from lockup.server.store import (
     head_revision,
     metadata,
     players_table,
+    process_id,
     record_of,
 )
 
@@ -172,17 +176,18 @@ def _old_database(path: Path, game: Game) -> datetime:
     return created
 
 
-def test_a_new_database_is_at_head_and_matches_metadata(tmp_path: Path) -> None:
-    store = Store(_url(tmp_path / "new.sqlite"))
+def test_a_new_database_is_at_head_and_matches_metadata(db_url: str) -> None:
+    store = Store(db_url)
     store.open()
     try:
         assert store.schema_upgrade == (None, head_revision())
         assert store.engine is not None
         assert _schema_diffs(store.engine) == []
+        with store.engine.connect() as conn:
+            assert MigrationContext.configure(conn).get_current_revision() == head_revision()
     finally:
         asyncio.run(store.close())
-    assert _revision(tmp_path / "new.sqlite") == head_revision()
-    again = Store(_url(tmp_path / "new.sqlite"))
+    again = Store(db_url)
     again.open()  # already at head: nothing to do
     assert again.schema_upgrade is None
     asyncio.run(again.close())
@@ -361,10 +366,10 @@ def _updated_at(store: Store, game_id: str) -> datetime:
         value = conn.execute(
             select(games_table.c.updated_at).where(games_table.c.id == game_id)
         ).scalar_one()
-    return value.replace(tzinfo=UTC)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def test_updated_at_advances_with_one_update_per_commit(tmp_path: Path) -> None:
+def test_updated_at_advances_with_one_update_per_commit(db_url: str) -> None:
     async def go(store: Store) -> None:
         await store.write(*(Store.op_create_game(_header(f"g{i}"), [DEAL], []) for i in range(20)))
         for i in range(20):
@@ -391,10 +396,10 @@ def test_updated_at_advances_with_one_update_per_commit(tmp_path: Path) -> None:
             age = now - _updated_at(store, f"g{i}")
             assert age < timedelta(seconds=60) if i < 10 else age > timedelta(hours=23)
 
-    _run(go, _url(tmp_path / "g.sqlite"))
+    _run(go, db_url)
 
 
-def test_purge_removes_exactly_the_games_nobody_will_come_back_to(tmp_path: Path) -> None:
+def test_purge_removes_exactly_the_games_nobody_will_come_back_to(db_url: str) -> None:
     play = ActionRow(1, "play", 1, "2C", 2)
     games = {
         # id: (actions, finished, created_at age, updated_at age, purged as)
@@ -434,10 +439,10 @@ def test_purge_removes_exactly_the_games_nobody_will_come_back_to(tmp_path: Path
         assert await store.purge(unplayed_after=3600, abandoned_after=30 * DAY, keep=keep) == (0, 0)
         assert await store.purge(unplayed_after=3600, abandoned_after=30 * DAY) == (1, 1)
 
-    _run(go, _url(tmp_path / "g.sqlite"))
+    _run(go, db_url)
 
 
-def test_a_big_purge_goes_in_batches(tmp_path: Path) -> None:
+def test_a_big_purge_goes_in_batches(db_url: str) -> None:
     n = 2 * BATCH + 3
 
     async def go(store: Store) -> None:
@@ -459,14 +464,14 @@ def test_a_big_purge_goes_in_batches(tmp_path: Path) -> None:
         assert deletes == [BATCH, BATCH, n - 1 - 2 * BATCH]
         assert await store.count_games() == 1
 
-    _run(go, _url(tmp_path / "g.sqlite"))
+    _run(go, db_url)
 
 
 # ---------------------------------------------------------------------- the secret
 
 
-def test_the_secret_is_made_once_and_kept(tmp_path: Path) -> None:
-    url = _url(tmp_path / "g.sqlite")
+def test_the_secret_is_made_once_and_kept(db_url: str) -> None:
+    url = db_url
 
     async def first(store: Store) -> tuple[bytes, bytes]:
         a, b = await asyncio.gather(store.secret(), store.secret())
@@ -516,3 +521,102 @@ def test_lockup_db_current_and_upgrade(tmp_path: Path, capsys: pytest.CaptureFix
         capsys.readouterr().out
         == f"{fresh}: upgraded from an empty database to {head_revision()}\n"
     )
+
+
+# ---------------------------------------------------------------------- leases
+
+
+def test_a_lease_has_one_owner_until_it_expires_and_then_a_higher_fence(db_url: str) -> None:
+    a, b = process_id(), process_id()
+    assert a != b
+
+    async def go(store: Store) -> None:
+        first = await store.acquire_lease("game:g1", a, 0.3)
+        assert first == Lease("game:g1", a, 1)
+        assert await store.acquire_lease("game:g1", b, 5) is None  # a's runs
+        assert await store.acquire_lease("game:g1", a, 0.3) == first  # renewed, same fence
+        assert await store.lease_holder("game:g1") == (a, 1)
+        assert await store.renew_leases([first], 0.3) == []
+        await asyncio.sleep(0.5)  # a stopped renewing (killed, paused)
+        assert await store.lease_holder("game:g1") is None
+        second = await store.acquire_lease("game:g1", b, 5)
+        assert second == Lease("game:g1", b, 2)
+        assert await store.renew_leases([first, second], 5) == [first]  # a learns it lost
+        assert await store.acquire_lease("game:g1", a, 5) is None
+        await store.release_lease(second)
+        third = await store.acquire_lease("game:g1", a, 5)
+        assert third == Lease("game:g1", a, 3)
+        await store.release_lease(second)  # a stale release does nothing
+        assert await store.lease_holder("game:g1") == (a, 3)
+
+    _run(go, db_url)
+
+
+def test_a_write_under_a_lost_lease_is_refused_and_stores_nothing(db_url: str) -> None:
+    a, b = process_id(), process_id()
+
+    async def go(store: Store) -> None:
+        old = await store.acquire_lease("game:g1", a, 0.2)
+        assert old is not None
+        await store.write(Store.op_create_game(_header("g1"), [DEAL], []), lease=old)
+        await store.write(actions=("g1", [ActionRow(1, "play", 1, "2C", 2)]), lease=old)
+        await asyncio.sleep(0.3)
+        new = await store.acquire_lease("game:g1", b, 5)
+        assert new is not None and new.fence == 2
+        # The old owner, not knowing yet, writes its next card: refused, nothing stored;
+        # in the same group commit, another game's write goes through.
+        other = await store.acquire_lease("game:g2", a, 5)
+        assert other is not None
+        results = await asyncio.gather(
+            store.write(actions=("g1", [ActionRow(2, "play", 2, "3C", 3)]), lease=old),
+            store.write(Store.op_create_game(_header("g2"), [DEAL], []), lease=other),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], LeaseLost) and results[1] is None
+        loaded = await store.load("g1")
+        assert loaded is not None and [r.seq for r in loaded[1]] == [0, 1]
+        assert await store.load("g2") is not None
+        # The new owner goes on from what is stored.
+        await store.write(actions=("g1", [ActionRow(2, "play", 2, "4C", 3)]), lease=new)
+        # A writer that gets past its fence check some other way still cannot fork the
+        # game: the actions key (game_id, seq) refuses a second card at the same seq.
+        with pytest.raises(StoreError, match="database write failed"):
+            await store.write(actions=("g1", [ActionRow(2, "play", 2, "5C", 3)]))
+        loaded = await store.load("g1")
+        assert loaded is not None and [r.data for r in loaded[1][1:]] == ["2C", "4C"]
+
+    _run(go, db_url)
+
+
+def test_postgresql_down_refuses_writes_and_they_resume_after(tmp_path: Path) -> None:
+    from services import postgres
+
+    with postgres() as pg:
+        url = pg.new_database()
+
+        async def go(store: Store) -> None:
+            lease = await store.acquire_lease("game:g1", process_id(), 60)
+            assert lease is not None
+            await store.write(Store.op_create_game(_header("g1"), [DEAL], []), lease=lease)
+            pg.stop()
+            with pytest.raises(StoreError, match="the database write failed"):
+                await store.write(actions=("g1", [ActionRow(1, "play", 1, "2C", 2)]), lease=lease)
+            pg.start()
+            await store.write(actions=("g1", [ActionRow(1, "play", 1, "3C", 2)]), lease=lease)
+            loaded = await store.load("g1")
+            assert loaded is not None and [r.data for r in loaded[1][1:]] == ["3C"]
+
+        _run(go, url)
+
+
+def test_lease_holders_reads_many_at_once(db_url: str) -> None:
+    a = process_id()
+
+    async def go(store: Store) -> None:
+        for i in range(3):
+            assert await store.acquire_lease(f"game:g{i}", a, 60 if i else 0.01) is not None
+        await asyncio.sleep(0.05)
+        holders = await store.lease_holders([f"game:g{i}" for i in range(4)])
+        assert holders == {"game:g1": (a, 1), "game:g2": (a, 1)}  # g0 expired, g3 none
+
+    _run(go, db_url)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 from collections.abc import AsyncIterator, Iterable
@@ -22,6 +23,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..refusals import catalogue as refusal_catalogue
 from ..web import STATIC_DIR
+from .bus import Bus, asgi_request
+from .cluster import Leases, OwnedElsewhere
 from .pool import BotPool
 from .protocol import OptionError, ProtocolError, loads, options_document, parse_options
 from .reviews import Reviews
@@ -30,7 +33,7 @@ from .security import SecurityMiddleware, allowed_hosts
 from .session import GameService, GameSession, available_levels
 from .store import Store
 from .tokens import Players, Tokens
-from .websocket import Guards, Limits, ws_endpoint
+from .websocket import Guards, Limits, Remotes, watch_owners, ws_endpoint
 
 log = logging.getLogger("lockup.server")
 
@@ -102,18 +105,49 @@ async def api_game(request: Request) -> Response:
     """``GET /api/game``: the player's current game, created at once if there is none."""
     token, new = await _player(request)
     guards: Guards = request.app.state.guards
+    service = _service(request)
+    if service.leases is not None and not new:
+        # Several processes: a game this process does not play now is read from the
+        # database, not taken: the process the page's WebSocket reaches plays it.
+        game_id = await service.store.player_game(token)
+        if game_id is not None and game_id not in service.sessions:
+            stored = await _stored_game_json(service, game_id, token)
+            if stored is not None:
+                return JSONResponse(stored)
     try:
-        session = await _service(request).current(
-            token, lambda: guards.new_game(token, _address(request))
+        session = await service.current(
+            token, functools.partial(guards.new_game, token, _address(request)), keep=False
         )
     except ProtocolError as e:
         return _error(429, e)
+    except OwnedElsewhere as e:  # another process took it just now
+        stored = await _stored_game_json(service, e.key.removeprefix("game:"), token)
+        if stored is None:
+            raise
+        return JSONResponse(stored)
     seat = session.seat_of(token)
     assert seat is not None
     response = JSONResponse(_game_json(session, seat))
     if new:
         _set_cookie(request, response, token)
     return response
+
+
+async def _stored_game_json(
+    service: GameService, game_id: str, token: str
+) -> dict[str, Any] | None:
+    """What ``GET /api/game`` says of a game, read from the database (None: no such game,
+    or ``token`` has no seat in it)."""
+    found = await service.store.load(game_id)
+    if found is None:
+        return None
+    header, actions = found
+    mine = next((i for i, x in enumerate(header.seats) if x.get("player") == token), None)
+    if mine is None:
+        return None
+    version = max(actions[-1].version if actions else 0, header.events_version)
+    level = next((x.get("level") for x in header.seats if x.get("kind") == "bot"), None)
+    return {"game": header.id, "seat": mine, "version": version, "level": level}
 
 
 async def api_new_game(request: Request) -> Response:
@@ -131,10 +165,10 @@ async def api_new_game(request: Request) -> Response:
         return _error(400, e)
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
-    session = await service.new_game(token, rules, level)
+    session = await service.new_game(token, rules, level, keep=False)
     response = JSONResponse(_game_json(session, 0))
     if new:
         _set_cookie(request, response, token)
@@ -213,7 +247,7 @@ async def api_new_room(request: Request) -> Response:
         return _error(400, e)
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
     room = await _rooms(request).create(token, options, name)
@@ -234,8 +268,50 @@ async def api_lobby(request: Request) -> Response:
     return JSONResponse({"rooms": await _rooms(request).lobby()})
 
 
+FORWARDED = "x-lockup-forwarded"
+"""The header of an HTTP request another process forwarded (never forwarded again)."""
+
+
+async def _elsewhere(request: Request) -> Response | None:
+    """Several processes: the answer of the process that has the room, when another
+    process has it (None: this process answers)."""
+    bus: Bus | None = request.app.state.bus
+    leases = _service(request).leases
+    if bus is None or leases is None or request.headers.get(FORWARDED):
+        return None
+    key = f"room:{request.path_params['room_id']}"
+    if key in leases.held:
+        return None
+    holder = await _service(request).store.lease_holder(key)
+    if holder is None or holder[0] == leases.owner:
+        return None
+    headers = [(k, v) for k, v in request.headers.items() if k not in ("content-length",)]
+    try:
+        reply = await bus.call(
+            holder[0],
+            {
+                "method": request.method,
+                "path": request.url.path,
+                "query": request.url.query,
+                "headers": [*headers, (FORWARDED, "1")],
+                "body": (await request.body()).decode("utf-8", "replace"),
+                "client": _address(request),
+            },
+        )
+    except TimeoutError:
+        return _error(503, ProtocolError("server-error", "The room's server did not answer."))
+    response = Response(reply["body"], status_code=int(reply["status"]))
+    for k, v in reply["headers"]:
+        if k.lower() != "content-length":
+            response.headers.append(k, v)
+    return response
+
+
 async def api_room(request: Request) -> Response:
     """``GET /api/rooms/{id}``: a room, for its people, or with its invite or watch key."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     room = await _rooms(request).get(request.path_params["room_id"])
     token = await request.app.state.players.known(request.cookies.get(COOKIE))
     key = request.query_params.get("invite") or request.query_params.get("key")
@@ -248,6 +324,9 @@ async def api_room(request: Request) -> Response:
 
 async def api_join_room(request: Request) -> Response:
     """``POST /api/rooms/{id}/join``: take a seat, ``{"invite", "seat", "name"}``."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     rooms = _rooms(request)
     try:
         data = await _json_body(request)
@@ -278,6 +357,9 @@ async def api_join_room(request: Request) -> Response:
 
 async def api_leave_room(request: Request) -> Response:
     """``POST /api/rooms/{id}/leave``: give up one's seat before the game starts."""
+    forwarded = await _elsewhere(request)
+    if forwarded is not None:
+        return forwarded
     room = await _rooms(request).get(request.path_params["room_id"])
     token = await request.app.state.players.known(request.cookies.get(COOKIE))
     if room is None or token is None or room.seat_of(token) is None:
@@ -365,7 +447,7 @@ async def api_upload(request: Request) -> Response:
         return _error(400, ProtocolError("bad-record", "The file is not JSON."))
     token, new = await _player(request)
     try:
-        request.app.state.guards.new_game(token, _address(request))
+        await request.app.state.guards.new_game(token, _address(request))
         game_id = await _reviews(request).upload(token, data, int(seat_text))
     except ProtocolError as e:
         return _error(429 if e.code == "rate-limited" else 400, e)
@@ -421,6 +503,7 @@ def create_app(
     analysis_workers: int = 1,
     analysis_iterations: int | None = None,
     store: Store | None = None,
+    redis: str | None = None,
 ) -> Starlette:
     """The Lockup server app storing games in ``db`` (an SQLAlchemy URL).
 
@@ -432,10 +515,14 @@ def create_app(
     expert's search at start-up, in the background; ``analysis_workers`` and
     ``analysis_iterations``: the processes and the budget of reviews' analyses (see
     :class:`~lockup.server.reviews.Reviews`). ``store`` may be an already opened
-    :class:`Store` for ``db``.
+    :class:`Store` for ``db``. ``redis``: a Redis URL, for one of several processes on
+    one database (PostgreSQL): games are owned under leases and WebSockets of games
+    another process owns are forwarded to it (see :mod:`lockup.server.bus`).
     """
     the_store = store or Store(db)
     pool = BotPool(processes=bot_processes, hint_processes=hint_processes)
+    leases = Leases(the_store) if redis is not None else None
+    bus = Bus(redis, leases.owner) if redis is not None and leases is not None else None
     service = GameService(
         the_store,
         pool,
@@ -447,6 +534,7 @@ def create_app(
         bot_jitter=bot_jitter,
         purge_unplayed_after=purge_unplayed_after,
         purge_abandoned_after=purge_abandoned_after,
+        leases=leases,
     )
 
     @contextlib.asynccontextmanager
@@ -455,6 +543,12 @@ def create_app(
         tokens = Tokens(await the_store.secret())
         app.state.players = Players(tokens, lambda t: _known_player(the_store, t))
         await service.start()
+        watcher = None
+        if bus is not None:
+            Remotes(app, bus)
+            bus.on_http = functools.partial(asgi_request, app)
+            await bus.start()
+            watcher = asyncio.create_task(watch_owners(bus, service), name="lockup-owners")
         # What start-up made (modules, tables, the engine's constants) lives as long as the
         # server: kept out of the collector's full passes, which would otherwise scan it
         # again and again between cards (pauses that show as acknowledgement spikes).
@@ -466,6 +560,10 @@ def create_app(
         finally:
             if warming is not None:
                 warming.cancel()
+            if watcher is not None:
+                watcher.cancel()
+            if bus is not None:
+                await bus.close()
             await service.close()
             app.state.reviews.close()
             pool.close()
@@ -511,7 +609,8 @@ def create_app(
     app.state.rooms = RoomService(service)
     app.state.reviews = Reviews(the_store, analysis_workers, analysis_iterations)
     app.state.store = the_store
-    app.state.guards = Guards(limits or Limits())
+    app.state.guards = Guards(limits or Limits(), bus.redis if bus is not None else None)
+    app.state.bus = bus
     return app
 
 

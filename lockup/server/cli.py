@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 SWITCH_INTERVAL = 0.0005
@@ -26,6 +27,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="sqlite:///lockup.sqlite",
         metavar="URL",
         help="SQLAlchemy database URL (default sqlite:///lockup.sqlite, a file here)",
+    )
+    p.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="Redis URL (redis://host:6379/0): one of several server processes on one "
+        "PostgreSQL --db, each game owned by one process, any process taking any WebSocket "
+        "(docs/deploy.md)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="N server processes on one port (SO_REUSEPORT), restarted if one dies; more "
+        "than 1 needs --redis and a PostgreSQL --db (default 1)",
     )
     p.add_argument(
         "--level",
@@ -153,6 +170,59 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_serve)
 
 
+WORKER_ENV = "LOCKUP_WORKER"
+"""Set (to the worker's number) in the processes ``--workers N`` starts."""
+
+
+def _supervise(n: int) -> int:
+    """Run ``n`` copies of this very command as workers sharing the port; start again one
+    that dies (after a second), stop them all on SIGTERM or Ctrl-C."""
+    import signal
+    import subprocess
+    import time
+
+    argv = [sys.executable, "-m", "lockup", *sys.argv[1:]]
+    procs: dict[int, subprocess.Popen[bytes]] = {}
+    stopping = False
+
+    def start(i: int) -> None:
+        procs[i] = subprocess.Popen(argv, env={**os.environ, WORKER_ENV: str(i)})
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for i in range(n):
+        start(i)
+    died: dict[int, float] = {}
+    while not stopping:
+        time.sleep(0.2)
+        for i, p in list(procs.items()):
+            code = p.poll()
+            if code is None:
+                continue
+            if code == 3 and i not in died:  # could not start (the port): give up
+                stopping = True
+                break
+            if i not in died:
+                print(f"lockup serve: worker {i} exited ({code}); restarting it", file=sys.stderr)
+                died[i] = time.monotonic()
+            elif time.monotonic() - died[i] >= 1.0:
+                del died[i]
+                start(i)
+    for p in procs.values():
+        if p.poll() is None:
+            p.terminate()
+    for p in procs.values():
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     from .app import create_app
     from .limits import Rate
@@ -170,6 +240,12 @@ def _serve(args: argparse.Namespace) -> int:
     levels = available_levels()
     if args.level is not None and args.level not in levels:
         return fail(f"--level must be one of {', '.join(levels)}, not {args.level!r}")
+    if args.workers < 1:
+        return fail("--workers must be at least 1")
+    if args.workers > 1 and args.redis is None:
+        return fail("--workers above 1 needs --redis (the processes share games through it)")
+    if args.redis is not None and args.db.startswith("sqlite"):
+        return fail("--redis needs a database several processes share: a PostgreSQL --db")
     if args.bot_processes is not None and args.bot_processes < 1:
         return fail("--bot-processes must be at least 1")
     if args.move_slots < 1:
@@ -198,9 +274,19 @@ def _serve(args: argparse.Namespace) -> int:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     store = Store(args.db)
     try:
-        store.open()
+        store.open()  # the schema upgraded once, before any worker starts
     except StoreError as e:
         return fail(str(e))
+    if args.workers > 1 and os.environ.get(WORKER_ENV) is None:
+        import asyncio
+
+        asyncio.run(store.close())
+        print(
+            f"Lockup: http://{args.host}:{args.port}/  ({args.workers} processes, games in "
+            f"{args.db}, events through {args.redis})",
+            file=sys.stderr,
+        )
+        return _supervise(args.workers)
     app = create_app(
         args.db,
         level=args.level,
@@ -218,6 +304,7 @@ def _serve(args: argparse.Namespace) -> int:
         analysis_workers=args.analysis_workers,
         analysis_iterations=args.analysis_iterations,
         store=store,
+        redis=args.redis,
     )
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -227,6 +314,7 @@ def _serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
+        reuse_port=os.environ.get(WORKER_ENV) is not None,
         limits=limits_from_args(args),
         log_level=args.log_level,
         ws_max_size=MAX_MESSAGE * 4,

@@ -11,10 +11,14 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("lockup.server")
 
 
 @dataclass(frozen=True)
@@ -133,3 +137,52 @@ class _Hold:
 
     async def __aexit__(self, *exc: object) -> None:
         self.slots.release()
+
+
+TOKEN_BUCKET = """
+local rate_per = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local got = redis.call('HMGET', KEYS[1], 'tokens', 'last')
+local tokens = tonumber(got[1]) or burst
+local last = tonumber(got[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - last) / rate_per)
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = (1 - tokens) * rate_per
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'last', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst * rate_per) + 1)
+return tostring(wait)
+"""
+"""The token bucket of :class:`RateLimiter` as a Redis script: one hash per key (tokens,
+last), Redis's own clock, expiring once full again."""
+
+
+class SharedRateLimiter:
+    """:class:`RateLimiter`'s token buckets kept in Redis, so several server processes
+    count one client's requests together. Redis unreachable: the process's own buckets
+    count meanwhile (a limit per process rather than none)."""
+
+    def __init__(self, rate: Rate, redis: Any, name: str) -> None:
+        self.rate = rate
+        self.redis = redis
+        self.name = name
+        self.local = RateLimiter(rate)
+        self._script = redis.register_script(TOKEN_BUCKET)
+
+    async def take(self, key: str) -> float:
+        """Spend one request of ``key``: 0.0 if allowed, else the seconds until it would be."""
+        if self.rate.unlimited:
+            return 0.0
+        try:
+            wait = await self._script(
+                keys=[f"lockup:rate:{self.name}:{key}"], args=[self.rate.per, self.rate.burst]
+            )
+            return float(wait)
+        except Exception as e:  # redis.exceptions.RedisError, OSError
+            log.warning("redis: rate limit %s uncounted there (%r); counting here", self.name, e)
+            return self.local.take(key)

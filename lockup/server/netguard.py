@@ -31,6 +31,8 @@ import contextlib
 import json
 import logging
 import resource
+import socket
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -513,14 +515,36 @@ def make_config(
 
 
 def serve(
-    app: ASGIApp, host: str, port: int, limits: NetLimits | None = None, **uvicorn_kwargs: Any
+    app: ASGIApp,
+    host: str,
+    port: int,
+    limits: NetLimits | None = None,
+    *,
+    reuse_port: bool = False,
+    **uvicorn_kwargs: Any,
 ) -> None:
     """Run ``app`` on uvicorn with ``limits`` until stopped, like ``uvicorn.run``: exits
-    with status 3 if it could not start (a port in use)."""
+    with status 3 if it could not start (a port in use). ``reuse_port``: bind with
+    ``SO_REUSEPORT``, so several processes share the port (the kernel spreads the
+    connections among them; ``lockup serve --workers N``)."""
     raise_nofile_limit()
     server = uvicorn.Server(make_config(app, host, port, limits, **uvicorn_kwargs))
+    sockets = None
+    if reuse_port:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            print(f"lockup serve: cannot listen on {host}:{port}: {e.strerror}", file=sys.stderr)
+            raise SystemExit(STARTUP_FAILURE) from None
+        sock.listen(2048)
+        sock.set_inheritable(True)
+        sockets = [sock]
     with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+        server.run(sockets=sockets)
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
 

@@ -60,6 +60,9 @@ class RoomMember(Protocol):
     def send(self, text: str) -> None:
         """Queue a frame."""
 
+    def close(self, code: int) -> None:
+        """Close the page's connection (it reconnects)."""
+
 
 @dataclass
 class RoomOptions:
@@ -293,6 +296,17 @@ class RoomService:
         self.store = games.store
         self.rooms: dict[str, Room] = {}
         games.on_load = self._attach_loaded
+        games.on_lost_room = self._lost
+        games.on_forget_room_game = self._release_if_idle
+
+    def _lost(self, room_id: str) -> None:
+        """Another process took the room over: drop this copy; its pages reconnect."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return
+        for member in list(room.members):
+            member.close(1012)
+        room.members.clear()
 
     # ------------------------------------------------------------------ store
 
@@ -312,6 +326,12 @@ class RoomService:
 
         return op
 
+    async def _save(self, room: Room, *, new: bool = False) -> None:
+        """Store the room, under its lease when several processes share the database."""
+        leases = self.games.leases
+        lease = leases.held.get(f"room:{room.id}") if leases is not None else None
+        await self.store.write(self._op_save(room, new=new), lease=lease)
+
     async def get(self, room_id: Any, *, live: bool = True) -> Room | None:
         """The room ``room_id`` (loaded from the store if need be), or None; ``live``: with
         its game in memory too."""
@@ -326,8 +346,13 @@ class RoomService:
         def read(conn: Connection) -> Any:
             return conn.execute(select(rooms_table).where(rooms_table.c.id == room_id)).first()
 
+        leases = self.games.leases
+        if leases is not None:  # raises OwnedElsewhere while another process has it
+            await leases.acquire(f"room:{room_id}")
         row = await self.store.read(read)
         if row is None:
+            if leases is not None:
+                leases.release_soon(f"room:{room_id}")
             return None
         room = self.rooms.get(room_id)  # loaded meanwhile
         if room is not None:
@@ -432,7 +457,9 @@ class RoomService:
             None,
             "open",
         )
-        await self.store.write(self._op_save(room, new=True))
+        if self.games.leases is not None:
+            await self.games.leases.acquire(f"room:{room.id}")
+        await self._save(room, new=True)
         self.rooms[room.id] = room
         return room
 
@@ -448,7 +475,7 @@ class RoomService:
             if mine is not None:
                 if name is not None and room.seats[mine].name != name:
                     room.seats[mine].name = name
-                    await self.store.write(self._op_save(room))
+                    await self._save(room)
                     room.broadcast()
                 return mine
             if room.status != "open":
@@ -469,7 +496,7 @@ class RoomService:
             if name is None:
                 name = await self.name_of(player) or DEFAULT_PLAYERS[seat]
             room.seats[seat] = RoomSeat(player, name)
-            await self.store.write(self._op_save(room))
+            await self._save(room)
         room.broadcast()
         return int(seat)
 
@@ -482,7 +509,7 @@ class RoomService:
             if player == room.host:
                 raise ProtocolError("host-stays", "The host keeps their seat.")
             room.seats[seat] = RoomSeat()
-            await self.store.write(self._op_save(room))
+            await self._save(room)
         room.broadcast()
 
     async def start(self, room: Room, player: str | None) -> GameSession:
@@ -522,7 +549,7 @@ class RoomService:
         room.session = session
         room.status = "playing"
         room.rematch.clear()
-        await self.store.write(self._op_save(room))
+        await self._save(room)
         return session
 
     async def rematch(self, room: Room, player: str | None) -> GameSession | None:
@@ -554,7 +581,7 @@ class RoomService:
                 raise ProtocolError("bad-seat", "Nobody to remove there.", params={"seat": seat})
             removed = target.player
             room.seats[seat] = RoomSeat()
-            await self.store.write(self._op_save(room))
+            await self._save(room)
             session = room.session
             if session is not None and room.status == "playing":
                 await session.replace_by_computer(seat, DEFAULT_PLAYERS[seat] if seat else "South")
@@ -580,10 +607,21 @@ class RoomService:
         """A page leaves the room; a room nobody is in leaves memory (it stays stored)."""
         room.members.discard(member)
         if room.session is not None:
-            room.session.leave(member)  # type: ignore[arg-type]
+            room.session.leave(member)
         room.broadcast()
         if not room.members and self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            self._release_if_idle(room.id)
+
+    def _release_if_idle(self, room_id: str) -> None:
+        """Several processes: give the room's lease back once neither the room nor its
+        game is in memory here (the next page of it may land on any process)."""
+        leases = self.games.leases
+        if leases is None or room_id in self.rooms:
+            return
+        if any(s.room_id == room_id for s in self.games.sessions.values()):
+            return
+        leases.release_soon(f"room:{room_id}")
 
     def _enter(self, room: Room, member: RoomMember, since: int) -> None:
         """Subscribe ``member`` to the room's game at its seat (or as a spectator)."""
@@ -592,11 +630,11 @@ class RoomService:
             return
         before: GameSession | None = getattr(member, "session", None)
         if before is not None and before is not session:
-            before.leave(member)  # type: ignore[arg-type]
-        session.leave(member)  # type: ignore[arg-type]
+            before.leave(member)
+        session.leave(member)
         if member.seat != SPECTATOR and session.seats[member.seat].kind != "human":
             member.seat = SPECTATOR
-        session.join(member, since)  # type: ignore[arg-type]
+        session.join(member, since)
         setter = getattr(member, "set_session", None)
         if setter is not None:
             setter(session)
@@ -617,7 +655,7 @@ class RoomService:
 
     async def _save_quietly(self, room: Room) -> None:
         try:
-            await self.store.write(self._op_save(room))
+            await self._save(room)
         except Exception as e:  # the status is rebuilt from the game on load
             log.error("room %s: could not be saved: %r", room.id, e)
 

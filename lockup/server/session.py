@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from ..cards import Card, card_str
 from ..engine import DEAL, DEFAULT_PLAYERS, DISCARD, PLAY, Game, Rules
 from ..record import dumps, from_record
+from .cluster import Leases
 from .history import History
 from .limits import Slots
 from .pool import BotPool, HintsBusy
@@ -42,7 +43,7 @@ from .protocol import (
     state_frame,
     to_json,
 )
-from .store import ActionRow, GameRow, Store, StoreError, WriteOp, record_of
+from .store import ActionRow, GameRow, Lease, Store, StoreError, WriteOp, record_of
 
 SPECTATOR = -1
 """The seat number of a spectator's connection: it sees only what is public."""
@@ -170,6 +171,9 @@ class GameSession:
         self.on_change: Callable[[GameSession], None] | None = None
         """Told when presence or who plays a seat changes (the room updates its page)."""
         self.room_id: str | None = None
+        self.lease: Lease | None = None
+        """This process's lease on the game (several processes, see :mod:`.cluster`):
+        every write is made under it."""
         self.last_active = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
         self._away_timers: dict[int, asyncio.TimerHandle] = {}
@@ -328,7 +332,7 @@ class GameSession:
         ``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``. ``players_only`` hides it
         from spectators (they get a ``skip`` of its version)."""
         version = self.version + 1
-        await self.service.store.write(Store.op_event(self.id, version, kind, seat, to_json(data)))
+        await self._write(Store.op_event(self.id, version, kind, seat, to_json(data)))
         event = {"kind": kind, "seat": seat, **data}
         self._publish([event], moved=False, players_only=players_only)
 
@@ -355,6 +359,12 @@ class GameSession:
         self.version += len(events)
 
     # ------------------------------------------------------------------ changes
+
+    async def _write(
+        self, *ops: WriteOp, actions: tuple[str, list[ActionRow]] | None = None
+    ) -> None:
+        """Store a change of this game, under its lease when it has one."""
+        await self.service.store.write(*ops, actions=actions, lease=self.lease)
 
     async def _apply(
         self,
@@ -400,7 +410,7 @@ class GameSession:
             finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
         row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
         try:
-            await self.service.store.write(*before, *finish, actions=(self.id, [row]))
+            await self._write(*before, *finish, actions=(self.id, [row]))
         except StoreError:
             self._break()
             raise
@@ -426,7 +436,7 @@ class GameSession:
                 timer.cancel()
             if self._clock is not None and self._clock[0] == seat:
                 self._stop_clock()
-            await self.service.store.write(
+            await self._write(
                 Store.op_seats(self.id, [x.to_dict() for x in self.seats], self.names)
             )
             await self.note("seat", seat, {"by": "computer", "name": name})
@@ -633,6 +643,11 @@ class GameSession:
         return hint_frame(version, values)
 
 
+def game_key(game_id: str) -> str:
+    """The key of a game's lease."""
+    return f"game:{game_id}"
+
+
 class GameService:
     """Finds, creates, loads and evicts :class:`GameSession` objects.
 
@@ -663,8 +678,14 @@ class GameService:
         purge_unplayed_after: float = 3600.0,
         purge_abandoned_after: float = 30 * 86400.0,
         purge_every: float = 600.0,
+        leases: Leases | None = None,
     ) -> None:
         self.store = store
+        self.leases = leases
+        """This process's leases when several processes share the database (each game is
+        loaded and played under its lease), or None: the only process."""
+        if leases is not None:
+            leases.on_lost = self._lost
         self.pool = pool
         self.default_level = default_level
         self.hint_time = hint_time
@@ -686,6 +707,10 @@ class GameService:
         self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self.on_lost_room: Callable[[str], None] | None = None
+        """Told when another process took over a room of this process (see :meth:`_lost`)."""
+        self.on_forget_room_game: Callable[[str], None] | None = None
+        """Told the room's id when a room's game leaves memory (see :meth:`forget`)."""
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
 
@@ -706,6 +731,8 @@ class GameService:
     async def start(self) -> None:
         """Start evicting idle games and purging stored ones."""
         self._sweeper = asyncio.create_task(self._sweep(), name="lockup-sweeper")
+        if self.leases is not None:
+            self.leases.start()
 
     async def close(self) -> None:
         """Stop the sweeper and every game's driver."""
@@ -715,11 +742,37 @@ class GameService:
             s.closed = True
             if s._driver is not None:
                 s._driver.cancel()
+        if self.leases is not None:
+            await self.leases.close()
 
     def forget(self, session: GameSession) -> None:
         """Drop a session from memory (it stays in the store)."""
         if self.sessions.get(session.id) is session:
             del self.sessions[session.id]
+            if self.leases is not None and session.lease is not None:
+                if self.leases.held.get(session.lease.key) == session.lease:
+                    self.leases.release_soon(session.lease.key)
+            if session.room_id is not None and self.on_forget_room_game is not None:
+                self.on_forget_room_game(session.room_id)
+
+    def _lost(self, key: str) -> None:
+        """Another process took the game ``key`` over: drop this copy; its pages reconnect
+        (and are sent to the new owner)."""
+        if key.startswith("room:"):
+            if self.on_lost_room is not None:
+                self.on_lost_room(key.removeprefix("room:"))
+            return
+        s = self.sessions.get(key.removeprefix("game:"))
+        if s is None:
+            return
+        s.closed = True
+        s.lease = None
+        self.forget(s)
+        if s._driver is not None:
+            s._driver.cancel()
+        for sub in list(s.subscribers):
+            sub.close(1012)
+        s.subscribers.clear()
 
     async def _sweep(self) -> None:
         next_purge = time.monotonic()
@@ -775,7 +828,11 @@ class GameService:
         fut: asyncio.Future[GameSession | None] = asyncio.get_running_loop().create_future()
         self._loading[game_id] = fut
         try:
-            s = await self._load(game_id)
+            try:
+                s = await self._load(game_id)
+            finally:
+                if self.leases is not None and s is None:  # not playable here
+                    self.leases.release_soon(game_key(game_id))
             if s is not None:
                 if s.room_id is not None and self.on_load is not None:
                     await self.on_load(s)
@@ -793,6 +850,9 @@ class GameService:
     async def _load(self, game_id: str) -> GameSession | None:
         if not isinstance(game_id, str) or not 1 <= len(game_id) <= 32:
             return None
+        lease = None
+        if self.leases is not None:  # raises OwnedElsewhere while another process plays it
+            lease = await self.leases.acquire(game_key(game_id))
         found = await self.store.load(game_id)
         if found is None:
             return None
@@ -807,6 +867,7 @@ class GameService:
         seats = [Seat.from_dict(d) for d in header.seats]
         version = max(actions[-1].version if actions else 0, header.events_version)
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
+        s.lease = lease
         s.room_id = header.room_id
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
         humans = set(s.human_seats())
@@ -814,10 +875,15 @@ class GameService:
         return s
 
     async def current(
-        self, player: str, before_new: Callable[[], None] | None = None
+        self,
+        player: str,
+        before_new: Callable[[], Awaitable[None]] | None = None,
+        *,
+        keep: bool = True,
     ) -> GameSession:
         """The game ``player`` plays now; a new one (default options) if none, after
-        ``before_new()`` (which may raise to refuse it).
+        ``await before_new()`` (which may raise to refuse it); ``keep``: see
+        :meth:`new_game_at`.
 
         Two requests at once (the page's ``/api/game`` and its ``hello``) find one game.
         """
@@ -831,15 +897,18 @@ class GameService:
                 if s is not None and s.seat_of(player) is not None:
                     return s
             if before_new is not None:
-                before_new()
-            return await self.new_game(player, Rules(), self.default_level)
+                await before_new()
+            return await self.new_game(player, Rules(), self.default_level, keep=keep)
 
-    async def new_game(self, player: str, rules: Rules, level: str) -> GameSession:
+    async def new_game(
+        self, player: str, rules: Rules, level: str, *, keep: bool = True
+    ) -> GameSession:
         """A new game: ``player`` at South, bots of ``level`` at the other seats; its first
         hand is dealt (server rng) and everything is stored before this returns. Its bots'
-        first moves wait behind the moves of games people play (:attr:`GameSession.priority`)."""
+        first moves wait behind the moves of games people play (:attr:`GameSession.priority`).
+        ``keep``: see :meth:`new_game_at`."""
         seats = [Seat("human", player=player)] + [Seat("bot", level=level) for _ in range(3)]
-        return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player])
+        return await self.new_game_at(seats, list(DEFAULT_PLAYERS), rules, [player], keep=keep)
 
     async def new_game_at(
         self,
@@ -850,12 +919,20 @@ class GameService:
         *,
         room_id: str | None = None,
         prepare: Callable[[GameSession], None] | None = None,
+        keep: bool = True,
     ) -> GameSession:
         """A new game with these seats and names, the current game of every player in
-        ``owners``; ``prepare`` is called on it before its first deal is published."""
+        ``owners``; ``prepare`` is called on it before its first deal is published.
+
+        ``keep=False`` (several processes, a game made by an HTTP request): the game is
+        stored and its lease given back, not played here; the returned session is closed.
+        The process its player's WebSocket reaches takes the lease and plays it there, so
+        the player's moves need no hop to another process (see docs/deploy.md)."""
         game_id = secrets.token_urlsafe(9)
         game = Game(rules, dealer=self.rng.randrange(4))
         s = GameSession(self, game_id, game, names, seats, 0, 0)
+        if self.leases is not None:
+            s.lease = await self.leases.acquire(game_key(game_id))
         s.room_id = room_id
         if prepare is not None:
             prepare(s)
@@ -872,6 +949,10 @@ class GameService:
                 deal=[deck[13 * i : 13 * i + 13] for i in range(4)],
                 before=(create,),
             )
+        if not keep and self.leases is not None and s.lease is not None:
+            s.closed = True
+            await self.leases.release(s.lease.key)
+            return s
         self.sessions[game_id] = s
         s.kick()
         return s

@@ -7,7 +7,9 @@ acknowledges it. :func:`record_of` assembles the rows into the record, which
 keeps its whole record text in ``games.record``.
 
 The SQL is plain SQLAlchemy Core (no dialect-specific statements), so a PostgreSQL URL
-works as well as SQLite. Every database call runs on one worker thread, off the event
+(``postgresql+psycopg://...``, psycopg 3) works as well as SQLite; the tests run on both.
+Several server processes share one PostgreSQL database through the ``leases`` table (see
+:class:`Lease`). Every database call runs on one worker thread, off the event
 loop; writes are grouped: all the rows queued while one transaction commits go into the
 next one (group commit), so many games at once cost few commits.
 
@@ -24,6 +26,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import sys
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -176,6 +179,20 @@ analyses_table = Table(
 """The expert's analysis of a seat's play in a game: how many hands, its status
 (``running``, ``done``, ``failed``) and the result (JSON), so it runs once."""
 
+leases_table = Table(
+    "leases",
+    metadata,
+    Column("id", String(48), primary_key=True),
+    Column("owner", String(96), nullable=False),
+    Column("fence", Integer, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Index("ix_leases_owner", "owner"),
+)
+"""Which server process owns a game or a room now (several processes on one database):
+the key (``game:<id>``, ``room:<id>``), the owner (see :func:`process_id`), the fence
+(bumped at every takeover and checked in every write of the owner, see :class:`Lease`) and
+when the lease ends unless renewed."""
+
 settings_table = Table(
     "settings",
     metadata,
@@ -199,6 +216,32 @@ versions) and one purge transaction."""
 
 class StoreError(RuntimeError):
     """The database cannot be opened or written; the message says why in plain words."""
+
+
+class LeaseLost(StoreError):
+    """A write was refused: the lease it was made under has been taken over by another
+    process (its fence moved on), so this process no longer owns the game."""
+
+
+def process_id() -> str:
+    """A name for this server process that no other process, here or on another host,
+    has ever had: host, pid and a random part."""
+    return f"{socket.gethostname()[:48]}:{os.getpid()}:{secrets.token_hex(6)}"
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A lease this process holds: its key, owner and fence (see :data:`leases_table`).
+
+    A write made under a lease (``Store.write(..., lease=...)``) checks in its own
+    transaction that the row still has this owner and fence, and is refused with
+    :class:`LeaseLost` otherwise, so a process that lost a game (paused, partitioned, its
+    lease expired and taken over) can never write into it again.
+    """
+
+    key: str
+    owner: str
+    fence: int
 
 
 @dataclass(frozen=True)
@@ -245,6 +288,11 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _aware(t: datetime) -> datetime:
+    """A stored time with its zone (SQLite gives times back naive, in UTC)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
 def check_url(url: str) -> URL:
     """The parsed SQLAlchemy URL, or :class:`StoreError` saying what is wrong with it."""
     try:
@@ -263,6 +311,9 @@ def _make_engine(url: str) -> Engine:
         kwargs["connect_args"] = {"check_same_thread": False}
         if parsed.database in (None, "", ":memory:"):
             kwargs["poolclass"] = StaticPool
+    else:
+        # A server database can restart under us: test a pooled connection before use.
+        kwargs["pool_pre_ping"] = True
     try:
         engine = create_engine(parsed, **kwargs)
     except (ArgumentError, ImportError, SQLAlchemyError) as e:
@@ -451,6 +502,7 @@ class _Write:
 
     ops: tuple[WriteOp, ...]
     rows: list[dict[str, Any]]
+    lease: Lease | None = None
 
 
 TOUCH_EVERY = 60.0
@@ -462,6 +514,34 @@ def _touch(conn: Connection, game_ids: Sequence[str]) -> None:
     now = _now()
     for ids in _chunks(game_ids):
         conn.execute(update(games_table).where(games_table.c.id.in_(ids)).values(updated_at=now))
+
+
+def _reason(e: BaseException) -> str:
+    """The driver's own words for a database error, on one line."""
+    orig = getattr(e, "orig", None)
+    text = str(orig if orig is not None else e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _check_fences(conn: Connection, leases: Collection[Lease]) -> None:
+    """Raise :class:`LeaseLost` unless every one of ``leases`` is still its row's owner
+    and fence: one ``SELECT ... FOR UPDATE`` per :data:`BATCH` of them, whatever the
+    number of games in a group commit.
+
+    On PostgreSQL the rows stay locked until the transaction ends, so a takeover waits for
+    this write to commit (and then loads it) or has already moved the fence on (and this
+    write is refused). SQLite has one writer at a time, so its plain ``SELECT`` suffices.
+    """
+    t = leases_table.c
+    wanted = {lease.key: lease for lease in leases}
+    held: dict[str, tuple[str, int]] = {}
+    for chunk in _chunks(sorted(wanted)):
+        query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
+        for row in conn.execute(query):
+            held[str(row.id)] = (str(row.owner), int(row.fence))
+    for key, lease in wanted.items():
+        if held.get(key) != (lease.owner, lease.fence):
+            raise LeaseLost(f"{key} is no longer owned by this process (fence {lease.fence})")
 
 
 def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str, Any]]:
@@ -590,12 +670,17 @@ class Store:
         return self.engine
 
     async def write(
-        self, *ops: WriteOp, actions: tuple[str, Sequence[ActionRow]] | None = None
+        self,
+        *ops: WriteOp,
+        actions: tuple[str, Sequence[ActionRow]] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         """Run ``ops`` and store ``actions`` (a game id and its new rows) in one write
         transaction; returns once it is committed.
 
-        Raises :class:`StoreError` if the transaction fails (nothing of it is stored).
+        With ``lease``, the same transaction checks the lease still has its owner and fence
+        (:class:`LeaseLost` if not). Raises :class:`StoreError` if the transaction fails
+        (nothing of it is stored).
         """
         if self._queue is None:
             raise StoreError("the database writer is not running")
@@ -603,7 +688,7 @@ class Store:
         if actions is not None:
             rows = _action_values(*actions)
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((_Write(ops, rows), fut))
+        self._queue.put_nowait((_Write(ops, rows, lease), fut))
         await fut
 
     async def _write_loop(self) -> None:
@@ -645,7 +730,10 @@ class Store:
     def _fail(fut: asyncio.Future[None], e: Exception) -> None:
         log.error("database write failed: %s", e)
         if not fut.done():
-            fut.set_exception(StoreError(f"the database write failed: {e}"))
+            if isinstance(e, LeaseLost):
+                fut.set_exception(e)
+            else:
+                fut.set_exception(StoreError(f"the database write failed: {_reason(e)}"))
 
     def _commit(self, writes: list[_Write]) -> None:
         conn = self._writer_conn
@@ -657,6 +745,9 @@ class Store:
             self._drop_writer_conn()
             raise
         with trans:
+            leases = [w.lease for w in writes if w.lease is not None]
+            if leases:
+                _check_fences(conn, leases)
             for w in writes:
                 for op in w.ops:
                     op(conn)
@@ -783,6 +874,126 @@ class Store:
         except IntegrityError:
             return False
         return True
+
+    # ------------------------------------------------------------------ leases
+
+    async def acquire_lease(self, key: str, owner: str, ttl: float) -> Lease | None:
+        """Take the lease ``key`` for ``owner`` for ``ttl`` seconds: a new one (fence 1),
+        one ``owner`` holds already (renewed, same fence), or an expired one of another
+        owner (taken over: the fence goes up by one). None while another owner's lease
+        runs."""
+        result: Lease | None = await self._run(
+            functools.partial(self._acquire_lease, key, owner, ttl)
+        )
+        return result
+
+    def _acquire_lease(self, key: str, owner: str, ttl: float) -> Lease | None:
+        t = leases_table.c
+        now = _now()
+        until = now + timedelta(seconds=ttl)
+        with self._engine().begin() as conn:
+            row = conn.execute(select(t.owner, t.fence, t.expires_at).where(t.id == key)).first()
+            if row is None:
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            leases_table.insert().values(
+                                id=key, owner=owner, fence=1, expires_at=until
+                            )
+                        )
+                except IntegrityError:
+                    return None  # another process inserted it just now
+                return Lease(key, owner, 1)
+            expires = _aware(row.expires_at)
+            if row.owner != owner and expires > now:
+                return None
+            fence = row.fence if row.owner == owner else row.fence + 1
+            done = conn.execute(
+                update(leases_table)
+                .where(t.id == key, t.owner == row.owner, t.fence == row.fence)
+                .values(owner=owner, fence=fence, expires_at=until)
+            ).rowcount
+            return Lease(key, owner, fence) if done == 1 else None
+
+    async def renew_leases(self, leases: Collection[Lease], ttl: float) -> list[Lease]:
+        """Push the expiry of these leases ``ttl`` seconds from now; returns those that
+        were lost (taken over by another owner: their fence moved on)."""
+        result: list[Lease] = await self._run(functools.partial(self._renew, list(leases), ttl))
+        return result
+
+    def _renew(self, leases: list[Lease], ttl: float) -> list[Lease]:
+        t = leases_table.c
+        wanted: dict[str, list[Lease]] = {}
+        for lease in leases:
+            wanted.setdefault(lease.key, []).append(lease)
+        lost = []
+        until = _now() + timedelta(seconds=ttl)
+        with self._engine().begin() as conn:
+            for chunk in _chunks(sorted(wanted)):
+                query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
+                held = {str(r.id): (str(r.owner), int(r.fence)) for r in conn.execute(query)}
+                kept = []
+                for key in chunk:
+                    for lease in wanted[key]:
+                        if held.get(key) == (lease.owner, lease.fence):
+                            kept.append(key)
+                        else:
+                            lost.append(lease)
+                if kept:  # the rows are locked: no one moved a fence since the read
+                    conn.execute(
+                        update(leases_table).where(t.id.in_(kept)).values(expires_at=until)
+                    )
+        return lost
+
+    async def release_lease(self, lease: Lease) -> None:
+        """Give the lease up (it expires now; the next owner bumps its fence)."""
+
+        def run() -> None:
+            t = leases_table.c
+            with self._engine().begin() as conn:
+                conn.execute(
+                    update(leases_table)
+                    .where(t.id == lease.key, t.owner == lease.owner, t.fence == lease.fence)
+                    .values(expires_at=_now() - timedelta(seconds=1))
+                )
+
+        await self._run(run)
+
+    async def lease_holders(self, keys: Collection[str]) -> dict[str, tuple[str, int]]:
+        """The owner and fence of each running lease of ``keys`` (one query per
+        :data:`BATCH` keys); keys with none, or an expired one, are left out."""
+
+        def read() -> dict[str, tuple[str, int]]:
+            t = leases_table.c
+            out: dict[str, tuple[str, int]] = {}
+            now = _now()
+            with self._engine().connect() as conn:
+                for chunk in _chunks(sorted(keys)):
+                    for row in conn.execute(
+                        select(t.id, t.owner, t.fence, t.expires_at).where(t.id.in_(chunk))
+                    ):
+                        if _aware(row.expires_at) > now:
+                            out[str(row.id)] = (str(row.owner), int(row.fence))
+            return out
+
+        result: dict[str, tuple[str, int]] = await self._run(read)
+        return result
+
+    async def lease_holder(self, key: str) -> tuple[str, int] | None:
+        """The owner and fence of the running lease ``key``, or None (none, or expired)."""
+
+        def read() -> tuple[str, int] | None:
+            t = leases_table.c
+            with self._engine().connect() as conn:
+                row = conn.execute(
+                    select(t.owner, t.fence, t.expires_at).where(t.id == key)
+                ).first()
+            if row is None or _aware(row.expires_at) <= _now():
+                return None
+            return str(row.owner), int(row.fence)
+
+        result: tuple[str, int] | None = await self._run(read)
+        return result
 
     # ------------------------------------------------------------------ purge
 

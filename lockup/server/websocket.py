@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from .limits import Rate, RateLimiter
+from .bus import Bus, Client, ProxyConnection
+from .cluster import OwnedElsewhere
+from .limits import Rate, RateLimiter, SharedRateLimiter
 from .protocol import (
     PONG,
     Chat,
@@ -59,28 +62,45 @@ class Limits:
 
 
 class Guards:
-    """The rate limiters of one server, shared by every connection and request."""
+    """The rate limiters of one server, shared by every connection and request; with
+    ``redis`` (an asyncio Redis client), counted in Redis across the server processes
+    (:class:`~lockup.server.limits.SharedRateLimiter`)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, redis: Any = None) -> None:
         self.limits = limits
-        self.hints = RateLimiter(limits.hints)
-        self.chat = RateLimiter(limits.chat)
-        self.new_games_player = RateLimiter(limits.new_games_player)
-        self.new_games_address = RateLimiter(limits.new_games_address)
 
-    def new_game(self, player: str, address: str) -> None:
+        def limiter(rate: Rate, name: str) -> RateLimiter | SharedRateLimiter:
+            if redis is None:
+                return RateLimiter(rate)
+            return SharedRateLimiter(rate, redis, name)
+
+        self.hints = limiter(limits.hints, "hints")
+        self.chat = limiter(limits.chat, "chat")
+        self.new_games_player = limiter(limits.new_games_player, "games-player")
+        self.new_games_address = limiter(limits.new_games_address, "games-address")
+
+    async def new_game(self, player: str, address: str) -> None:
         """Spend one new game of ``player`` at ``address``; raises ``rate-limited``."""
-        wait = max(self.new_games_address.take(address), self.new_games_player.take(player))
+        wait = max(
+            await _take(self.new_games_address, address),
+            await _take(self.new_games_player, player),
+        )
         if wait > 0:
             raise rate_limited("new games", wait)
 
     @staticmethod
-    def spend(limiter: RateLimiter, key: str | None, what: str) -> None:
+    async def spend(limiter: RateLimiter | SharedRateLimiter, key: str | None, what: str) -> None:
         """Spend one request of ``key`` (a player) from ``limiter``; raises ``rate-limited``
         saying ``what`` there were too many of."""
-        wait = limiter.take(key or "")
+        wait = await _take(limiter, key or "")
         if wait > 0:
             raise rate_limited(what, wait)
+
+
+async def _take(limiter: RateLimiter | SharedRateLimiter, key: str) -> float:
+    if isinstance(limiter, SharedRateLimiter):
+        return await limiter.take(key)
+    return limiter.take(key)
 
 
 def rate_limited(what: str, wait: float) -> ProtocolError:
@@ -109,6 +129,11 @@ class Connection:
         self._queue: asyncio.Queue[str | int] = asyncio.Queue()
         self._closed = False
         self._told_rate = 0.0
+        self.bus_id = ""
+        """This connection's id on the bus (several processes, see :mod:`.bus`)."""
+        self.remote: tuple[str, str] | None = None
+        """While another process owns this connection's game: that process and the game's
+        lease key; its messages are forwarded there."""
 
     def send(self, text: str) -> None:
         """Queue a frame (a slow client with too many queued frames is disconnected)."""
@@ -148,6 +173,142 @@ class Connection:
             return
 
 
+class _RemoteSocket:
+    """What the message handlers read of a forwarded connection's WebSocket."""
+
+    def __init__(self, app: Any, address: str) -> None:
+        self.app = app
+        self.client = _Address(address)
+
+
+@dataclass
+class _Address:
+    host: str
+
+
+class RemoteConnection(Connection):
+    """A WebSocket of another process (a gateway) whose game this process owns: its
+    messages come from the bus, its frames go back there (see :mod:`.bus`)."""
+
+    def __init__(self, app: Any, bus: Bus, client: Client, limits: Limits) -> None:
+        super().__init__(_RemoteSocket(app, client.address), client.player, limits)  # type: ignore[arg-type]
+        self.proxy = ProxyConnection(bus, client)
+
+    def send(self, text: str) -> None:
+        self.proxy.send(text)
+
+    def close(self, code: int) -> None:
+        self._closed = True
+        self.proxy.close(code)
+
+
+class Remotes:
+    """The forwarded connections this process answers, by gateway and connection id."""
+
+    def __init__(self, app: Any, bus: Bus) -> None:
+        self.app = app
+        self.bus = bus
+        self.conns: dict[tuple[str, str], RemoteConnection] = {}
+        bus.on_message = self.message
+        bus.on_gone = self.gone
+
+    async def message(self, client: Client, text: str) -> None:
+        key = (client.gateway, client.conn)
+        conn = self.conns.get(key)
+        if conn is None:
+            conn = self.conns[key] = RemoteConnection(
+                self.app, self.bus, client, self.app.state.guards.limits
+            )
+        await _handle(conn, text)
+
+    async def gone(self, client: Client) -> None:
+        conn = self.conns.pop((client.gateway, client.conn), None)
+        if conn is not None:
+            _leave(conn)
+
+
+def _leave(conn: Connection) -> None:
+    """A connection ended: off its room or game, its hint stopped."""
+    if conn.room is not None:
+        _rooms(conn.ws).disconnect(conn.room, conn)
+    elif conn.session is not None:
+        conn.session.leave(conn)
+    if conn.hint_task is not None:
+        conn.hint_task.cancel()
+
+
+async def _route(conn: Connection, bus: Bus, text: Any) -> bool:
+    """Several processes: forward the message to the process that owns the connection's
+    game (a ``hello`` looks the owner up); False when this process answers it."""
+    try:
+        msg = parse_client(text)
+    except ProtocolError:
+        msg = None
+    if not isinstance(msg, Hello):
+        if conn.remote is None:
+            return False
+        bus.forward(conn, conn.remote[0], text)
+        return True
+    key = await _lease_key(conn, msg)
+    owner = None
+    if key is not None:
+        service = _service(conn.ws)
+        leases = service.leases
+        if leases is not None and key not in leases.held:
+            holder = await service.store.lease_holder(key)
+            if holder is not None and holder[0] != leases.owner:
+                owner = holder[0]
+    if conn.remote is not None and (owner is None or conn.remote[0] != owner):
+        bus.gone(conn, conn.remote[0])
+        bus.gateways.pop(conn.bus_id, None)
+        conn.remote = None
+    if owner is None or key is None:
+        return False
+    _leave(conn)
+    conn.session = None
+    conn.room = None
+    conn.remote = (owner, key)
+    bus.forward(conn, owner, text)
+    return True
+
+
+async def _lease_key(conn: Connection, msg: Hello) -> str | None:
+    """The lease key of the room or game a ``hello`` is for (None: no game yet)."""
+    if msg.room is not None:
+        return f"room:{msg.room}" if isinstance(msg.room, str) else None
+    if msg.game is not None:
+        return f"game:{msg.game}" if isinstance(msg.game, str) else None
+    if conn.player is None:
+        return None
+    game_id = await _service(conn.ws).store.player_game(conn.player)
+    return None if game_id is None else f"game:{game_id}"
+
+
+async def watch_owners(bus: Bus, service: GameService, every: float = 1.0) -> None:
+    """Close the gateway connections whose game's owner lost its lease (the process died):
+    their pages reconnect and find the game's new owner."""
+    while True:
+        await asyncio.sleep(every)
+        by_key: dict[str, list[Connection]] = {}
+        for conn in list(bus.gateways.values()):
+            if conn.remote is not None:
+                by_key.setdefault(conn.remote[1], []).append(conn)
+        if not by_key:
+            continue
+        try:
+            holders = await service.store.lease_holders(list(by_key))
+        except Exception as e:  # the database is down: look again later
+            log.warning("looking up the owners of %d games failed: %r", len(by_key), e)
+            continue
+        for key, conns in by_key.items():
+            holder = holders.get(key)
+            for conn in conns:
+                if conn.remote is not None and (holder is None or holder[0] != conn.remote[0]):
+                    bus.gateways.pop(conn.bus_id, None)
+                    conn.remote = None
+                    conn.close(1012)
+
+
 def _service(ws: WebSocket) -> GameService:
     service: GameService = ws.app.state.service
     return service
@@ -162,24 +323,28 @@ async def ws_endpoint(ws: WebSocket) -> None:
     await ws.accept()
     player = await ws.app.state.players.known(ws.cookies.get("lockup_player"))
     conn = Connection(ws, player, ws.app.state.guards.limits)
+    bus: Bus | None = getattr(ws.app.state, "bus", None)
+    if bus is not None:
+        conn.bus_id = bus.new_conn_id()
     sender = asyncio.create_task(conn.run_sender())
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            await _handle(conn, message.get("text", message.get("bytes")))
+            text = message.get("text", message.get("bytes"))
+            if bus is not None and await _route(conn, bus, text):
+                continue
+            await _handle(conn, text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         if conn.refused > 1:
             log.warning("a connection sent %d malformed messages", conn.refused)
-        if conn.room is not None:
-            _rooms(ws).disconnect(conn.room, conn)
-        elif conn.session is not None:
-            conn.session.leave(conn)
-        if conn.hint_task is not None:
-            conn.hint_task.cancel()
+        if bus is not None and conn.remote is not None:
+            bus.gone(conn, conn.remote[0])
+            bus.gateways.pop(conn.bus_id, None)
+        _leave(conn)
         conn.close(1000)
         if ws.application_state == WebSocketState.DISCONNECTED or sender.done():
             sender.cancel()
@@ -206,9 +371,11 @@ async def _handle(conn: Connection, text: Any) -> None:
         elif isinstance(msg, Play):
             await _joined(conn).play(conn.seat, msg.card, msg.version)
         elif isinstance(msg, Hint):
-            _start_hint(conn, msg)
+            await _start_hint(conn, msg)
         else:
             await _room_message(conn, msg)
+    except OwnedElsewhere:  # another process took the game just now: reconnect to it
+        conn.close(1012)
     except ProtocolError as e:
         if e.code == "bad-message":
             conn.refused += 1
@@ -248,7 +415,9 @@ async def _hello(conn: Connection, msg: Hello) -> None:
     player = conn.player
     for _ in range(3):
         if msg.game is None:
-            session = await service.current(player, lambda: guards.new_game(player, address))
+            session = await service.current(
+                player, functools.partial(guards.new_game, player, address)
+            )
         else:
             found = await service.get(msg.game)
             if found is None:
@@ -313,7 +482,7 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
         if session is None or conn.seat == SPECTATOR:
             raise ProtocolError("not-seated", "Only the people at the table talk at it.")
         guards: Guards = conn.ws.app.state.guards
-        guards.spend(guards.chat, conn.player, "messages at the table")
+        await guards.spend(guards.chat, conn.player, "messages at the table")
         if isinstance(msg, Chat):
             kind, data = "chat", {"text": msg.text}
         else:
@@ -324,12 +493,12 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
             await session.note(kind, conn.seat, data, players_only=kind == "chat")
 
 
-def _start_hint(conn: Connection, msg: Hint) -> None:
+async def _start_hint(conn: Connection, msg: Hint) -> None:
     session = _joined(conn)
     if conn.hint_task is not None and not conn.hint_task.done():
         raise ProtocolError("hint-busy", "A hint is already being worked out for you.")
     guards: Guards = conn.ws.app.state.guards
-    guards.spend(guards.hints, conn.player, "hints")
+    await guards.spend(guards.hints, conn.player, "hints")
     conn.hint_task = asyncio.create_task(_hint(conn, session, msg.version))
 
 
