@@ -207,8 +207,14 @@ def test_finish_a_game_review_it_step_by_step_then_history_and_statistics(
     assert mark.locator(".mark-badge").is_visible()
     assert page.locator("#decision .verdict").get_attribute("data-mark") == kind
     shoot(page, shots, "review-mark")
-    # One move back: the player's turn, each legal card with its value, the best lit.
-    page.keyboard.press("ArrowLeft")
+    # The player's turn: each legal card with its value, the best lit. Found by stepping
+    # from the start (the step before a marked card is another one of the player's own
+    # when the player won the trick before with its last card and now leads).
+    page.keyboard.press("Home")
+    for _ in range(last):
+        if page.locator("#my-hand .value").count() >= 2:
+            break
+        page.keyboard.press("ArrowRight")
     assert page.locator("#my-hand .value").count() >= 2
     assert page.locator("#my-hand .value.best").count() == 1
     assert page.locator("#decision table.values tbody tr").count() >= 2
