@@ -4,6 +4,7 @@ fixtures (kept small on purpose)."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import random
 from collections.abc import Iterator
@@ -97,6 +98,49 @@ def step_by_step(game: Any, rng: random.Random) -> None:
             game.discard_random(rng)
         else:
             return
+
+
+def replay_actions(rules: dict[str, Any], rows: Any) -> tuple[Game, list[list[set[str]]]]:
+    """A stored game's action rows, ``(kind, seat, data)`` in order, replayed; and each
+    hand's four dealt hands (as card codes)."""
+    game: Game | None = None
+    deals: list[list[set[str]]] = []
+    for kind, seat, data in rows:
+        if kind == "deal":
+            hands = json.loads(data)
+            deals.append([set(h) for h in hands])
+            if game is None:
+                game = Game(Rules.from_dict(rules), dealer=seat)
+            game.deal([[parse_card(c) for c in h] for h in hands])
+        elif kind == "play":
+            assert game is not None
+            game.play(parse_card(data), seat)
+        else:
+            assert game is not None
+            game.discard(parse_card(data), seat)
+    assert game is not None
+    return game, deals
+
+
+def hidden_cards_seen(
+    frames: list[dict[str, Any]], seat: int | None, deals: list[list[set[str]]]
+) -> set[str]:
+    """Cards of other seats' hidden hands that appear in a frame's ``hand`` field of a
+    viewer at ``seat`` (None: a spectator, who sees no hand at all)."""
+    leaks: set[str] = set()
+    for f in frames:
+        view = f.get("view")
+        if not view:
+            continue
+        hand = set(view["hand"])
+        if seat is None:
+            leaks |= hand
+            assert view["legal"] == [] and view["seat"] is None
+            continue
+        hand_no = view["hand_number"]
+        if 0 <= hand_no < len(deals):
+            leaks |= hand - deals[hand_no][seat]
+    return leaks
 
 
 def random_game(seed: int, rules: Rules) -> Game:

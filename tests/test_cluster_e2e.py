@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import json
 import os
 import signal
@@ -23,11 +24,11 @@ import httpx
 import pytest
 import websockets
 from attack_helpers import Server
+from conftest import hidden_cards_seen, replay_actions
 from services import Postgres, Redis, need_postgres, need_redis
 from sqlalchemy import create_engine, text
 
-from lockup.cards import parse_card
-from lockup.engine import Game, Rules
+from lockup.engine import Game
 
 Msg = dict[str, Any]
 UNPACED = (
@@ -53,13 +54,23 @@ def stack() -> Iterator[tuple[Postgres, Redis]]:
         pg.remove()
 
 
-def servers(tmp_path: Path, pg: Postgres, redis: Redis, n: int) -> tuple[str, list[Server]]:
+@contextlib.contextmanager
+def servers(
+    tmp_path: Path, pg: Postgres, redis: Redis, n: int
+) -> Iterator[tuple[str, list[Server]]]:
+    """``n`` server processes on a new database of ``pg`` and on ``redis``: (its URL, the
+    servers), all stopped at the end."""
     url = pg.new_database()
-    out = []
-    for i in range(n):
-        s = Server(tmp_path / f"p{i}" / "log", *UNPACED, "--redis", redis.url, url=url)
-        out.append(s.start(timeout=60))
-    return url, out
+    out: list[Server] = []
+    try:
+        for i in range(n):
+            s = Server(tmp_path / f"p{i}" / "log", *UNPACED, "--redis", redis.url, url=url)
+            out.append(s)
+            s.start(timeout=60)
+        yield url, out
+    finally:
+        for s in out:
+            s.stop()
 
 
 def stored(url: str, game_id: str) -> tuple[Game, list[list[set[str]]], list[tuple[Any, ...]]]:
@@ -82,33 +93,9 @@ def stored(url: str, game_id: str) -> tuple[Game, list[list[set[str]]], list[tup
             ]
     finally:
         engine.dispose()
-    game: Game | None = None
-    deals: list[list[set[str]]] = []
-    for _, kind, seat, data, _ in rows:
-        if kind == "deal":
-            hands = json.loads(data)
-            deals.append([set(h) for h in hands])
-            if game is None:
-                game = Game(Rules.from_dict(json.loads(rules)), dealer=seat)
-            game.deal([[parse_card(c) for c in h] for h in hands])
-        elif kind == "play":
-            assert game is not None
-            game.play(parse_card(data), seat)
-        else:
-            assert game is not None
-            game.discard(parse_card(data), seat)
-    assert game is not None
+    game, deals = replay_actions(json.loads(rules), [r[1:4] for r in rows])
     assert [r[0] for r in rows] == list(range(len(rows)))  # no gap, no double
     return game, deals, rows
-
-
-def leaks(frames: list[Msg], seat: int, deals: list[list[set[str]]]) -> set[str]:
-    out: set[str] = set()
-    for f in frames:
-        view = f.get("view")
-        if view and 0 <= view["hand_number"] < len(deals):
-            out |= set(view["hand"]) - deals[view["hand_number"]][seat]
-    return out
 
 
 class Player:
@@ -217,7 +204,7 @@ class Player:
 
 def check(url: str, p: Player) -> tuple[Game, list[tuple[Any, ...]]]:
     game, deals, rows = stored(url, p.game)
-    assert not leaks(p.frames, p.seat, deals)
+    assert not hidden_cards_seen(p.frames, p.seat, deals)
     versions = [r[4] for r in rows]  # each action's last event's version
     for version, card in p.acked:  # every acknowledged card is stored, as that action
         row = rows[bisect.bisect_left(versions, version)]
@@ -231,8 +218,7 @@ def test_three_processes_a_whole_game_and_kill_9_of_its_owner(
     tmp_path: Path, stack: tuple[Postgres, Redis]
 ) -> None:
     pg, redis = stack
-    url, (a, b, c) = servers(tmp_path, pg, redis, 3)
-    try:
+    with servers(tmp_path, pg, redis, 3) as (url, [a, b, c]):
         p = Player(a)
         p.claim(a)  # a owns the game
         state: dict[str, Any] = {"killed": None, "next": None}
@@ -267,9 +253,6 @@ def test_three_processes_a_whole_game_and_kill_9_of_its_owner(
             ).scalar_one()
         engine.dispose()
         assert fence >= 2
-    finally:
-        for s in (a, b, c):
-            s.stop()
 
 
 def holder(url: str, game_id: str) -> str | None:
@@ -290,8 +273,7 @@ def test_a_new_game_is_played_where_its_socket_lands(
     tmp_path: Path, stack: tuple[Postgres, Redis]
 ) -> None:
     pg, redis = stack
-    url, (a, b) = servers(tmp_path, pg, redis, 2)
-    try:
+    with servers(tmp_path, pg, redis, 2) as (url, [a, b]):
         p = Player(a)  # a answers GET /api/game: it makes the game, stores it, gives it back
         assert holder(url, p.game) is None
         asyncio.run(p.play([b], stop=lambda msg: len(p.acked) >= 2))
@@ -308,17 +290,13 @@ def test_a_new_game_is_played_where_its_socket_lands(
         asyncio.run(p.play([a], stop=lambda msg: len(p.acked) >= 1))
         assert holder(url, new) == str(a.pid)
         assert not p.refused, p.refused
-    finally:
-        for s in (a, b):
-            s.stop()
 
 
 def test_a_redis_restart_mid_game_loses_nothing(
     tmp_path: Path, stack: tuple[Postgres, Redis]
 ) -> None:
     pg, redis = stack
-    url, (a, b) = servers(tmp_path, pg, redis, 2)
-    try:
+    with servers(tmp_path, pg, redis, 2) as (url, [a, b]):
         p = Player(a)
         p.claim(a)  # a owns the game, the page plays it through b: over Redis
         restarted = {"done": False}
@@ -336,17 +314,13 @@ def test_a_redis_restart_mid_game_loses_nothing(
         assert not p.refused, p.refused
         game, _ = check(url, p)
         assert game.is_over
-    finally:
-        for s in (a, b):
-            s.stop()
 
 
 def test_postgresql_down_refuses_moves_and_never_acknowledges_them(
     tmp_path: Path, stack: tuple[Postgres, Redis]
 ) -> None:
     pg, redis = stack
-    url, (a, b) = servers(tmp_path, pg, redis, 2)
-    try:
+    with servers(tmp_path, pg, redis, 2) as (url, [a, b]):
         p = Player(a)
         p.claim(a)
         phase = {"down": False, "up": False}
@@ -380,9 +354,6 @@ def test_postgresql_down_refuses_moves_and_never_acknowledges_them(
         assert phase["up"]
         game, _ = check(url, p)
         assert game.is_over
-    finally:
-        for s in (a, b):
-            s.stop()
 
 
 def test_a_room_of_four_people_on_three_processes_plays_to_the_end(
@@ -391,8 +362,7 @@ def test_a_room_of_four_people_on_three_processes_plays_to_the_end(
     from test_rooms import Person, consecutive, hidden_cards_seen, key_of, play_to_the_end
 
     pg, redis = stack
-    url, procs = servers(tmp_path, pg, redis, 3)
-    try:
+    with servers(tmp_path, pg, redis, 3) as (url, procs):
         host = Person(procs[0], "Ann")  # the room is made on the first: it has it
         room = host.create(target=10, levels="random")
         rid, invite = room["room"], key_of(room["invite"])
@@ -438,9 +408,6 @@ def test_a_room_of_four_people_on_three_processes_plays_to_the_end(
                 f["event"] for f in fs if f["type"] == "event" and f["event"]["kind"] == "chat"
             ]
             assert chats and chats[0]["text"] == "hello from Bo"
-    finally:
-        for s in procs:
-            s.stop()
 
 
 def test_workers_share_one_port_and_a_dead_worker_is_replaced(

@@ -21,9 +21,9 @@ import httpx
 import pytest
 import websockets
 from attack_helpers import Server
+from conftest import hidden_cards_seen, replay_actions
 
-from lockup.cards import parse_card
-from lockup.engine import Game, Rules
+from lockup.engine import Game
 
 Msg = dict[str, Any]
 UNPACED = ("--bot-delay", "0", "--bot-jitter", "0")
@@ -96,43 +96,7 @@ def stored_game(db: Path, game_id: str) -> tuple[Game, list[list[set[str]]]]:
         ).fetchall()
     finally:
         con.close()
-    game: Game | None = None
-    deals: list[list[set[str]]] = []
-    for kind, seat, data in rows:
-        if kind == "deal":
-            hands = json.loads(data)
-            deals.append([set(h) for h in hands])
-            if game is None:
-                game = Game(Rules.from_dict(rules), dealer=seat)
-            game.deal([[parse_card(c) for c in h] for h in hands])
-        elif kind == "play":
-            assert game is not None
-            game.play(parse_card(data), seat)
-        else:
-            assert game is not None
-            game.discard(parse_card(data), seat)
-    assert game is not None
-    return game, deals
-
-
-def hidden_cards_seen(frames: list[Msg], seat: int | None, deals: list[list[set[str]]]) -> set[str]:
-    """Cards of other seats' hidden hands that appear in a frame's ``hand`` field of a
-    viewer at ``seat`` (None: a spectator), or in any field that is not public."""
-    leaks: set[str] = set()
-    for f in frames:
-        view = f.get("view")
-        if not view:
-            continue
-        hand = set(view["hand"])
-        if seat is None:
-            leaks |= hand
-            assert view["legal"] == [] and view["seat"] is None
-            continue
-        hand_no = view["hand_number"]
-        if 0 <= hand_no < len(deals):
-            mine = deals[hand_no][seat]
-            leaks |= hand - mine
-    return leaks
+    return replay_actions(rules, rows)
 
 
 def consecutive(frames: list[Msg]) -> None:
