@@ -64,8 +64,10 @@ browser:
 services:
 	bash scripts/ensure-services.sh
 
+# Two processes share the tests, then those that measure time run alone.
 pytest: install-test engine
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 -m 'not serial'
+	$(BIN)/python -m pytest -q -m serial
 
 test: lint typecheck docs browser services pytest jstest
 

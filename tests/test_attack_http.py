@@ -28,6 +28,8 @@ from lockup.server.netguard import (
     limits_from_args,
 )
 
+pytestmark = pytest.mark.serial  # timing measured: run alone (make pytest)
+
 raise_nofile_limit()
 
 

@@ -28,6 +28,8 @@ from attack_helpers import Innocent, Server
 from lockup.cards import parse_card
 from lockup.engine import Game, Rules
 
+pytestmark = pytest.mark.serial  # timing measured: run alone (make pytest)
+
 Msg = dict[str, Any]
 ATTACKER = "127.0.0.2"
 """The attacker's own address: the innocent player plays from 127.0.0.1."""

@@ -30,6 +30,8 @@ from sqlalchemy import create_engine, text
 
 from lockup.engine import Game
 
+pytestmark = pytest.mark.serial  # timing measured: run alone (make pytest)
+
 Msg = dict[str, Any]
 UNPACED = (
     *("--bot-delay", "0", "--bot-jitter", "0", "--bot-processes", "1"),
