@@ -159,7 +159,7 @@ def test_master_level() -> None:
     assert bot.time_limit == MASTER_TIME_LIMIT and bot.iterations is None
     quick = make_bot("master", seed=1, iterations=4)
     assert quick.time_limit is None and quick.iterations == 4
-    for bad in ({"solve": 9}, {"smode": 2}, {"bravery": 1}):
+    for bad in ({"solve": 9}, {"smode": 2}, {"bravery": 1}, {"tmode": 3}, {"tree": -1}):
         with pytest.raises(ValueError):
             make_bot("master", seed=1, **bad)
 
@@ -216,3 +216,73 @@ def test_adapt_rolls_out_unexplained_seats_boldly() -> None:
             assert not on.base[K.I_BOLD] & 1  # never its own seat
         game.play(others[game.turn].choose(view), game.turn)
     assert flagged
+
+
+# ------------------------------------------------------------------ the tree search (tree=)
+
+
+@pytest.mark.parametrize("tmode", [0, 2])
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+def test_the_tree_search_plays_legal_cards_and_counts_every_descent(
+    rules: Rules, tmode: int
+) -> None:
+    bot = ExpertBot(seed=2, iterations=4, tree=3, tmode=tmode, merge=False, jit=False)
+    rng = random.Random(6)
+    game = Game.new(rng, rules, record=False)
+    searched = 0
+    while not game.hand_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)
+            continue
+        view = game.view(game.turn)
+        c = bot.choose(view)
+        assert view.legal_mask >> c & 1
+        if bot.last is not None:
+            r = bot.last
+            assert r.visits is not None and sum(r.visits) == 12 == r.hands
+            ranked = zip(r.visits, r.value, [-x for x in r.cards], r.cards, strict=True)
+            assert c == max(ranked)[3]
+            searched += 1
+        game.play(c, game.turn)
+    assert searched > 3
+
+
+def test_the_tree_search_tries_every_candidate_and_stops_growing_when_full() -> None:
+    view = next(
+        v
+        for _g, v in _late_positions(Rules(), seed=8, left=13, n=30)
+        if v.legal_mask.bit_count() >= 3
+    )
+    pos = Position(view, seed=3, tree=5, jit=False)  # tmode 0
+    n = len(pos.cards)
+    pos._tree = ([-1] * (52 * 4), [0.0] * (K.TREE_STATS * 4), [1, 4, 1000, 0], [0] * 64)
+    pos.run(n)
+    r = pos.result()
+    assert pos._tree[2][0] == 4  # the root and three nodes, then no more
+    assert r.visits is not None and sum(r.visits) == 5 * n == r.hands
+    assert sum(1 for v in r.visits if v) == 3  # the three candidates that got a node
+    roomy = search(view, iterations=n, seed=3, tree=5, jit=False)
+    assert roomy.visits is not None and all(v >= 1 for v in roomy.visits)
+
+
+def test_a_tree_per_deal_searches_every_candidate_in_every_deal() -> None:
+    views = [v for _g, v in _late_positions(Rules(), seed=10, left=13, n=20)]
+    for view in [v for v in views if v.legal_mask.bit_count() >= 3][:3]:
+        n = view.legal_mask.bit_count()
+        r = search(view, iterations=3, seed=1, tree=2, tmode=1, jit=False, wgame=0.0)
+        assert r.visits is not None and sum(r.visits) == 3 * n == r.hands  # at least n each
+        assert all(v == 3 for v in r.visits)  # one descent per candidate and deal
+        more = search(view, iterations=2, seed=1, tree=4 * n, tmode=1, jit=False, wgame=0.0)
+        assert more.visits is not None and sum(more.visits) == 8 * n
+        assert all(0 <= t <= 13 for t in more.tricks) and more.value == more.tricks
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+@pytest.mark.parametrize("tmode", [0, 1, 2])
+def test_compiled_and_plain_tree_search_agree(tmode: int) -> None:
+    for k, (_game, view) in enumerate(_late_positions(Rules(), seed=9, left=13, n=5)):
+        kw: dict[str, Any] = dict(iterations=5, seed=k, wgame=3.0, lam=0.03, solve=4, smode=1)
+        a = search(view, jit=False, tree=4, tmode=tmode, merge=True, adapt=True, **kw)
+        b = search(view, jit=True, tree=4, tmode=tmode, merge=True, adapt=True, **kw)
+        assert a.visits == b.visits
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)

@@ -14,6 +14,7 @@ check that both agree move for move.
 
 from __future__ import annotations
 
+from math import log as _log
 from typing import Any
 
 _JIT = __name__.endswith("_jit")
@@ -1018,3 +1019,208 @@ def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
             out_value[j] += weight * v
             out_tricks[j] += weight * (v if wgame == 0.0 else w[I_PTS + me])
     return iterations * n_cards
+
+
+@_jit
+def _deal(base: Any, work: Any, t: Any) -> None:
+    """The next sampled deal into ``work[0]``, as :func:`pimc` draws them."""
+    det = work[0]
+    w = work[1]
+    scratch = work[2]
+    chain = work[3]
+    seats = t.seats
+    if not t.use_chain:
+        for i in range(STATE_SIZE):
+            det[i] = base[i]
+        sample_hidden(det, t, scratch)
+        base[I_RNG] = det[I_RNG]
+    else:
+        steps = base[I_MC_STEPS]
+        if base[I_ITER] % base[I_MC_RESTART] == 0:
+            for i in range(STATE_SIZE):
+                chain[i] = base[i]
+            sample_hidden(chain, t, scratch)
+            base[I_RNG] = chain[I_RNG]
+            t.weight[1] = likelihood(chain, w, t)
+            steps = base[I_MC_BURN]
+        ll = t.weight[1]
+        for _k in range(steps):
+            ll = mcmc_step(base, chain, w, t, ll)
+        t.weight[1] = ll
+        for i in range(STATE_SIZE):
+            det[i] = base[i]
+        for k in range(3):
+            det[seats[k]] = chain[seats[k]]
+    base[I_ITER] += 1
+
+
+TREE_STATS = 7
+"""Numbers a node of :func:`ismcts`'s tree keeps: visits, availability, value per seat,
+the searching seat's tricks."""
+
+
+@_jit
+def ismcts(
+    base: Any,
+    work: Any,
+    t: Any,
+    child: Any,
+    stats: Any,
+    meta: Any,
+    path: Any,
+    deals: int,
+    per_deal: int,
+) -> int:
+    """Information-set Monte Carlo tree search (single observer): ``deals`` sampled deals,
+    ``per_deal`` descents of the tree in each.
+
+    The tree is keyed by the cards played from the position, whoever played them; node
+    ``n``'s child for card ``c`` is ``child[52*n + c]`` (-1: none), ``stats[7*n:7*n+7]``
+    its visits, how often it was available, the summed value of each seat and the searching
+    seat's summed tricks. Each descent
+    plays the deal down the tree, at each node the legal card of the seat to play with the
+    best upper confidence bound on that seat's value (``meta[2]`` / 1000 the exploration
+    constant, availability counts as in Cowling, Powley and Whitehouse's ISMCTS), adds one
+    node where a legal card has none yet (the policy's card first), and finishes the hand
+    by :func:`finish`. The seat's value is :func:`utility` (the endgame solved exactly
+    where ``I_SOLVE`` says); the others' is theirs from the rollout. At the root only the
+    candidate ``t.cards`` are tried; ``t.value``, ``t.tricks`` and ``t.weight[2 + j]``
+    accumulate each candidate's value, tricks and visits. ``meta[0]`` is the nodes in use,
+    ``meta[1]`` the capacity (a full tree stops growing). With ``meta[3]`` 1 each deal
+    grows a tree of its own instead (determinized UCT: every seat's choices then see the
+    whole deal), searched at least once per candidate; the candidates' mean value and
+    tricks in each deal's tree are what ``t.value`` and ``t.tricks`` add up. With
+    ``meta[3]`` 2 only the searching seat chooses in the tree: the other seats play the
+    rollout policy there too, each card they play a branch (what the seat will see).
+    ``path`` is scratch for 64 node numbers. Returns the hands simulated.
+    """
+    me = t.me
+    cards = t.cards
+    n_cards = t.n_cards
+    wgame = t.wgame
+    w = work[1]
+    det = work[0]
+    root_mask = 0
+    for j in range(n_cards):
+        root_mask |= 1 << cards[j]
+    cexp = meta[2] / 1000.0
+    vals = _np.zeros(4) if _JIT else [0.0, 0.0, 0.0, 0.0]
+    hands = 0
+    per_tree = meta[3] == 1
+    own_only = meta[3] == 2
+    descents = per_deal
+    if per_tree and descents < n_cards:
+        descents = n_cards
+    for _d in range(deals):
+        _deal(base, work, t)
+        if per_tree:
+            meta[0] = 1
+            for k in range(52):
+                child[k] = -1
+        for _r in range(descents):
+            for i in range(STATE_SIZE):
+                w[i] = det[i]
+            w[I_RNG] = rand32(base) | 1
+            node = 0
+            depth = 0
+            first = -1
+            while w[I_TURN] >= 0:
+                seat = w[I_TURN]
+                if own_only and seat != me:
+                    # The other seats play the policy: their cards are branches, not choices.
+                    c = policy(w)
+                    ch = child[52 * node + c]
+                    if ch < 0:
+                        if meta[0] >= meta[1]:
+                            break
+                        ch = meta[0]
+                        meta[0] = ch + 1
+                        for k in range(52):
+                            child[52 * ch + k] = -1
+                        o = TREE_STATS * ch
+                        stats[o] = 0.0
+                        stats[o + 1] = 1.0
+                        for k in range(5):
+                            stats[o + 2 + k] = 0.0
+                        child[52 * node + c] = ch
+                    play(w, c)
+                    node = ch
+                    path[depth] = node
+                    depth += 1
+                    continue
+                lg = root_mask if node == 0 else legal(w)
+                untried = 0
+                best = -1
+                best_u = -1e300
+                m = lg
+                while m:
+                    c = lowest(m)
+                    m ^= 1 << c
+                    ch = child[52 * node + c]
+                    if ch < 0:
+                        untried |= 1 << c
+                        continue
+                    o = TREE_STATS * ch
+                    stats[o + 1] += 1.0
+                    nv = stats[o]
+                    u = stats[o + 2 + seat] / nv + cexp * (_log(stats[o + 1]) / nv) ** 0.5
+                    if u > best_u:
+                        best_u = u
+                        best = c
+                if untried and meta[0] < meta[1]:
+                    c = policy(w)
+                    if not (untried >> c) & 1:
+                        c = random_card(w, untried)
+                    nn = meta[0]
+                    meta[0] = nn + 1
+                    for k in range(52):
+                        child[52 * nn + k] = -1
+                    o = TREE_STATS * nn
+                    stats[o] = 0.0
+                    stats[o + 1] = 1.0
+                    for k in range(5):
+                        stats[o + 2 + k] = 0.0
+                    child[52 * node + c] = nn
+                    if node == 0:
+                        first = c
+                    play(w, c)
+                    path[depth] = nn
+                    depth += 1
+                    break
+                if best < 0:  # a full tree: the rest by the policy
+                    break
+                if node == 0:
+                    first = best
+                node = child[52 * node + best]
+                play(w, best)
+                path[depth] = node
+                depth += 1
+            v = finish(w, work[4:], t)
+            hands += 1
+            for k in range(4):
+                vals[k] = utility(w, k, t.totals, t.target, wgame)
+            vals[me] = v
+            mine = v if wgame == 0.0 else float(w[I_PTS + me])
+            for d in range(depth):
+                o = TREE_STATS * path[d]
+                stats[o] += 1.0
+                for k in range(4):
+                    stats[o + 2 + k] += vals[k]
+                stats[o + 6] += mine
+            if per_tree:
+                continue
+            for j in range(n_cards):
+                if cards[j] == first:
+                    t.value[j] += v
+                    t.tricks[j] += mine
+                    t.weight[2 + j] += 1.0
+        if per_tree:
+            for j in range(n_cards):
+                ch = child[cards[j]]
+                if ch >= 0:
+                    o = TREE_STATS * ch
+                    t.value[j] += stats[o + 2 + me] / stats[o]
+                    t.tricks[j] += stats[o + 6] / stats[o]
+                    t.weight[2 + j] += stats[o]
+        t.weight[0] += 1.0
+    return hands

@@ -79,7 +79,10 @@ class ExpertBot(Bot):
     kernel; ``solve`` (0 to 5) the tricks left at which a rollout's end is solved exactly
     (0: never), ``smode`` how the others play there (1: by the policy, 0: against it);
     ``merge`` searches cards that play the same once; ``adapt`` rolls out a seat the
-    ``normal`` rules do not explain by its own bolder settings. Further options
+    ``normal`` rules do not explain by its own bolder settings; ``tree`` above 0 searches
+    a tree instead of one card deep (information-set Monte Carlo tree search, ``tree``
+    descents of it in each sampled deal, ``cexp`` its exploration constant: see
+    :func:`lockup.bots.kernel.search`). Further options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -105,6 +108,9 @@ class ExpertBot(Bot):
         smode: int = 1,
         merge: bool = True,
         adapt: bool = True,
+        tree: int = 0,
+        cexp: float = 1.0,
+        tmode: int = 0,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -128,6 +134,11 @@ class ExpertBot(Bot):
             raise ValueError(f"smode must be 0 or 1, not {smode!r}")
         self.merge = bool(merge)
         self.adapt = bool(adapt)
+        self.tree = _check_int("tree", tree, 0)
+        self.cexp = _check_float("cexp", cexp, 0.0, 100.0)
+        self.tmode = _check_int("tmode", tmode, 0)
+        if self.tmode > 2:
+            raise ValueError(f"tmode must be 0, 1 or 2, not {tmode!r}")
         self.jit = jit
         self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
@@ -156,6 +167,9 @@ class ExpertBot(Bot):
             smode=self.smode,
             merge=self.merge,
             adapt=self.adapt,
+            tree=self.tree,
+            cexp=self.cexp,
+            tmode=self.tmode,
         )
         self.last = result
         return result.best()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -393,6 +394,30 @@ FIT_TOLERANCE = 0.15
 """... and the share of them the rules may fail to explain before they are ignored."""
 
 
+TREE_NODES = 1 << 17
+"""Nodes the tree search (``tree``) may grow to in one move (about 30 MB, kept per thread)."""
+
+_buffers = threading.local()
+
+
+def _tree_buffers(km: ModuleType) -> tuple[Any, Any]:
+    """This thread's tree arrays for kernel ``km`` (made once: the search resets what it
+    uses). One search at a time in a thread: :func:`search` runs a position to the end
+    before it returns."""
+    key = "jit" if km is not _plain else "plain"
+    got = getattr(_buffers, key, None)
+    if got is None:
+        cap = TREE_NODES if km is not _plain else TREE_NODES // 16
+        if km is _plain:
+            got = ([-1] * (52 * cap), [0.0] * (km.TREE_STATS * cap))
+        else:
+            import numpy as np
+
+            got = (np.full(52 * cap, -1, dtype=np.int32), np.zeros(km.TREE_STATS * cap))
+        setattr(_buffers, key, got)
+    return got
+
+
 @dataclass
 class SearchResult:
     """What :func:`search` found: per candidate card, its mean value and mean tricks."""
@@ -407,9 +432,16 @@ class SearchResult:
     hands: int
     """Hands simulated (rollouts): iterations times candidate cards."""
     seconds: float
+    visits: list[float] | None = None
+    """Per candidate, the tree search's visits (None for the flat search)."""
 
     def best(self) -> Card:
-        """The card of highest value (the lowest card number on ties)."""
+        """The card of highest value (the lowest card number on ties); after a tree search,
+        the most visited."""
+        if self.visits is not None:
+            v = self.visits
+            i = max(range(len(self.cards)), key=lambda k: (v[k], self.value[k], -self.cards[k]))
+            return self.cards[i]
         i = max(range(len(self.cards)), key=lambda k: (self.value[k], -self.cards[k]))
         return self.cards[i]
 
@@ -436,6 +468,9 @@ class Position:
         smode: int = 0,
         merge: bool = False,
         adapt: bool = False,
+        tree: int = 0,
+        cexp: float = 1.0,
+        tmode: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -494,7 +529,7 @@ class Position:
             use_chain=int(self.lam < 1.0 and n_hist > 0),
             value=to_array(km, [0.0] * n, "float64"),
             tricks=to_array(km, [0.0] * n, "float64"),
-            weight=to_array(km, [0.0, 1.0], "float64"),
+            weight=to_array(km, [0.0, 1.0] + [0.0] * n, "float64"),
             tt_key=to_array(km, [-1] * tt),
             tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
             sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
@@ -509,6 +544,10 @@ class Position:
             self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
+        self.per_deal = tree
+        self.cexp = cexp
+        self.tmode = tmode
+        self._tree: tuple[Any, Any, Any, Any] | None = None
         self.adapt = adapt
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
@@ -552,19 +591,41 @@ class Position:
         """Sample ``iterations`` more deals (results accumulate)."""
         if iterations <= 0:
             return
-        self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
+        if self.per_deal:
+            self._grow(iterations)
+        else:
+            self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
         self.iterations += iterations
+
+    def _grow(self, deals: int) -> None:
+        """The tree search (``tree``): ``deals`` more sampled deals, ``per_deal`` descents
+        of the tree in each (:func:`lockup.bots._kernel.ismcts`)."""
+        km = self.km
+        if self._tree is None:
+            child, stats = _tree_buffers(km)
+            for c in range(52):
+                child[c] = -1
+            meta = to_array(km, [1, len(child) // 52, int(self.cexp * 1000), self.tmode])
+            self._tree = (child, stats, meta, to_array(km, [0] * 64))
+        child, stats, meta, path = self._tree
+        self.hands += km.ismcts(
+            self.base, self.work, self.tables, child, stats, meta, path, deals, self.per_deal
+        )
 
     def result(self, seconds: float = 0.0) -> SearchResult:
         """Means over the deals sampled so far."""
         t = self.tables
-        n = float(t.weight[0]) or 1.0
         at = {c: i for i, c in enumerate(self.cards)}
         idx = [at[self.rep[c]] for c in self.all_cards]
+        if self.per_deal and self.tmode != 1:
+            ns = [float(t.weight[2 + i]) for i in idx]
+        else:  # flat, or a tree per deal: every deal gives every candidate one value
+            ns = [float(t.weight[0]) for i in idx]
         return SearchResult(
             cards=list(self.all_cards),
-            value=[float(t.value[i]) / n for i in idx],
-            tricks=[float(t.tricks[i]) / n for i in idx],
+            value=[float(t.value[i]) / (n or 1.0) for i, n in zip(idx, ns, strict=True)],
+            tricks=[float(t.tricks[i]) / (n or 1.0) for i, n in zip(idx, ns, strict=True)],
+            visits=[float(t.weight[2 + i]) for i in idx] if self.per_deal else None,
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
@@ -588,6 +649,9 @@ def search(
     smode: int = 0,
     merge: bool = False,
     adapt: bool = False,
+    tree: int = 0,
+    cexp: float = 1.0,
+    tmode: int = 0,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -604,7 +668,11 @@ def search(
     rollout policy); ``merge`` searches interchangeable cards once
     (:func:`interchangeable`); ``adapt`` rolls out a seat whose plays the policy fails to
     explain (see ``lam``) by the searching seat's own settings (``duckme``, ``riskme``,
-    ``lead_lowme``) instead.
+    ``lead_lowme``) instead. ``tree`` above 0 searches deeper than one card: each sampled
+    deal is played ``tree`` times down one tree of the cards played from here, every seat
+    choosing by an upper confidence bound on its own value (exploration constant
+    ``cexp``), the rest of the hand rolled out as above (:func:`lockup.bots._kernel.ismcts`);
+    the result then also gives each card's visits, and its best card is the most visited.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -626,6 +694,9 @@ def search(
         smode=smode,
         merge=merge,
         adapt=adapt,
+        tree=tree,
+        cexp=cexp,
+        tmode=tmode,
     )
     if time_limit is None:
         assert iterations is not None
