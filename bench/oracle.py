@@ -81,31 +81,44 @@ class GreedyOracle(pimc.PlainPIMCBot):
             _true_hidden[0] = None
 
 
+def _forced(view: SeatView) -> Card | None:
+    """The only legal card, if there is one choice only."""
+    legal = view.legal_mask
+    return (legal & -legal).bit_length() - 1 if legal & (legal - 1) == 0 else None
+
+
+def _position(bot: ExpertBot, view: SeatView, tree: int = 0) -> tuple[Position, list[int]]:
+    """The expert's search set up for ``view``, and the true hands of the game."""
+    pos = Position(
+        view,
+        seed=bot.rng.getrandbits(32),
+        wgame=bot.wgame,
+        policy=bot.policy,
+        solve=bot.solve,
+        smode=bot.smode,
+        merge=True,
+        tree=tree,
+        cexp=bot.cexp,
+    )
+    return pos, list(_game[0].hands)
+
+
 class KernelOracle(ExpertBot):
     """The expert's rollouts and endgame solver on the true deal."""
 
     name = "oracle"
 
     def choose(self, view: SeatView) -> Card:
-        legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return (legal & -legal).bit_length() - 1
+        forced = _forced(view)
+        if forced is not None:
+            return forced
         start = time.perf_counter()
-        game = _game[0]
-        pos = Position(
-            view,
-            seed=self.rng.getrandbits(32),
-            wgame=self.wgame,
-            policy=self.policy,
-            solve=self.solve,
-            smode=self.smode,
-            merge=True,
-        )
+        pos, hands = _position(self, view)
         km = pos.km
         base = pos.base.copy()
         for s in range(4):
             if s != view.seat:
-                base[km.I_HAND + s] = game.hands[s]
+                base[km.I_HAND + s] = hands[s]
         if os.environ.get("BOLD") == "1":
             base[km.I_BOLD] = 15 & ~(1 << view.seat)
         w = pos.work[1]
@@ -129,28 +142,17 @@ class TreeOracle(ExpertBot):
     name = "otree"
 
     def choose(self, view: SeatView) -> Card:
-        legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return (legal & -legal).bit_length() - 1
+        forced = _forced(view)
+        if forced is not None:
+            return forced
         start = time.perf_counter()
-        game = _game[0]
-        pos = Position(
-            view,
-            seed=self.rng.getrandbits(32),
-            wgame=self.wgame,
-            policy=self.policy,
-            solve=self.solve,
-            smode=self.smode,
-            merge=True,
-            tree=8,
-            cexp=self.cexp,
-        )
+        pos, hands = _position(self, view, tree=8)
         km = pos.km
         chain = pos.work[3]
         chain[:] = pos.base
         for s in range(4):
             if s != view.seat:
-                chain[km.I_HAND + s] = game.hands[s]
+                chain[km.I_HAND + s] = hands[s]
         # The deal is the chain's, never restarted nor moved (see _kernel._deal).
         pos.base[km.I_MC_RESTART] = 1 << 40
         pos.base[km.I_ITER] = 1

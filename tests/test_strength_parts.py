@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,6 +39,16 @@ def _late_positions(rules: Rules, seed: int, left: int, n: int) -> list[tuple[Ga
                 out.append((game.clone(), view))
             game.play(normal.choose(view), game.turn)
     return out[:n]
+
+
+def _turns(game: Game, rng: random.Random) -> Iterator[SeatView]:
+    """The view of the seat to play at each turn until the hand ends (the caller plays;
+    lockup discards are made here at random)."""
+    while not game.hand_over:
+        if game.discard_due is not None:
+            game.discard_random(rng)
+            continue
+        yield game.view(game.turn)
 
 
 def _brute(s: list[int], t: Any) -> float:
@@ -132,13 +143,7 @@ def test_expert_with_the_solver_plays_legal_cards(rules: Rules) -> None:
     bot = ExpertBot(seed=1, iterations=3, solve=3, merge=True, jit=False)
     rng = random.Random(4)
     game = Game.new(rng, rules, record=False)
-    for _ in range(60):
-        if game.hand_over:
-            break
-        if game.discard_due is not None:
-            game.discard_random(rng)
-            continue
-        view = game.view(game.turn)
+    for view in _turns(game, rng):
         c = bot.choose(view)
         assert view.legal_mask >> c & 1
         game.play(c, game.turn)
@@ -203,11 +208,7 @@ def test_adapt_rolls_out_unexplained_seats_boldly() -> None:
     game = Game.new(rng, record=False)
     others = [PlainPIMCBot(seed=i, iterations=20) for i in range(4)]
     flagged = 0
-    while not game.hand_over:
-        if game.discard_due is not None:
-            game.discard_random(rng)
-            continue
-        view = game.view(game.turn)
+    for view in _turns(game, rng):
         if game.turn == 0 and view.trick_number >= 8 and view.legal_mask & (view.legal_mask - 1):
             on = Position(view, seed=1, lam=0.03, adapt=True, jit=False)
             off = Position(view, seed=1, lam=0.03, adapt=False, jit=False)
@@ -230,11 +231,7 @@ def test_the_tree_search_plays_legal_cards_and_counts_every_descent(
     rng = random.Random(6)
     game = Game.new(rng, rules, record=False)
     searched = 0
-    while not game.hand_over:
-        if game.discard_due is not None:
-            game.discard_random(rng)
-            continue
-        view = game.view(game.turn)
+    for view in _turns(game, rng):
         c = bot.choose(view)
         assert view.legal_mask >> c & 1
         if bot.last is not None:

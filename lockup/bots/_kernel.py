@@ -956,74 +956,12 @@ def fit(base: Any, work: Any, t: Any, chains: int, steps: int, out_mis: Any, out
 
 
 @_jit
-def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
-    """Determinized sampling (PIMC): ``iterations`` deals, every card rolled out in each.
-
-    ``base`` holds the position (hidden hands to be sampled), its generator state and the
-    deal count, which advance; ``work`` is four rows of scratch state, the last the chain;
-    ``t`` is the search's tables (:class:`lockup.bots.kernel.Tables`).
-    Without ``t.use_chain`` each deal is a fresh uniform draw among those consistent with
-    the view (:func:`sample_hidden`). Otherwise deals come from a Metropolis chain whose
-    stationary law weighs each deal by :func:`likelihood` (how well it explains the other
-    seats' plays), started afresh every ``I_MC_RESTART`` deals. In each deal, each of the
-    ``t.n_cards`` candidate ``t.cards`` is played and the hand rolled out with the same
-    random stream; ``t.value`` and ``t.tricks`` accumulate :func:`utility` and seat
-    ``t.me``'s tricks, ``t.weight[0]`` the deals. Returns the hands simulated.
-    """
-    me = t.me
-    cards = t.cards
-    n_cards = t.n_cards
-    seats = t.seats
-    wgame = t.wgame
-    use_chain = t.use_chain
-    out_value = t.value
-    out_tricks = t.tricks
-    out_weight = t.weight
-    det = work[0]
-    w = work[1]
-    scratch = work[2]
-    chain = work[3]
-    for _ in range(iterations):
-        if not use_chain:
-            for i in range(STATE_SIZE):
-                det[i] = base[i]
-            sample_hidden(det, t, scratch)
-            base[I_RNG] = det[I_RNG]
-        else:
-            steps = base[I_MC_STEPS]
-            if base[I_ITER] % base[I_MC_RESTART] == 0:
-                for i in range(STATE_SIZE):
-                    chain[i] = base[i]
-                sample_hidden(chain, t, scratch)
-                base[I_RNG] = chain[I_RNG]
-                out_weight[1] = likelihood(chain, w, t)
-                steps = base[I_MC_BURN]
-            ll = out_weight[1]
-            for _k in range(steps):
-                ll = mcmc_step(base, chain, w, t, ll)
-            out_weight[1] = ll
-            for i in range(STATE_SIZE):
-                det[i] = base[i]
-            for k in range(3):
-                det[seats[k]] = chain[seats[k]]
-        base[I_ITER] += 1
-        roll = rand32(base) | 1
-        weight = 1.0
-        out_weight[0] += weight
-        for j in range(n_cards):
-            for i in range(STATE_SIZE):
-                w[i] = det[i]
-            w[I_RNG] = roll
-            play(w, cards[j])
-            v = finish(w, work[4:], t)
-            out_value[j] += weight * v
-            out_tricks[j] += weight * (v if wgame == 0.0 else w[I_PTS + me])
-    return iterations * n_cards
-
-
-@_jit
 def _deal(base: Any, work: Any, t: Any) -> None:
-    """The next sampled deal into ``work[0]``, as :func:`pimc` draws them."""
+    """The next sampled deal into ``work[0]`` (its hidden hands; the rest is ``base``'s),
+    counted in ``base[I_ITER]``: a fresh uniform draw (:func:`sample_hidden`), or with
+    ``t.use_chain`` the Metropolis chain's next deal (``work[3]``, restarted every
+    ``I_MC_RESTART`` deals; ``t.weight[1]`` its likelihood). Random numbers come from
+    ``base``; ``work[1]`` and ``work[2]`` are scratch."""
     det = work[0]
     w = work[1]
     scratch = work[2]
@@ -1052,6 +990,46 @@ def _deal(base: Any, work: Any, t: Any) -> None:
         for k in range(3):
             det[seats[k]] = chain[seats[k]]
     base[I_ITER] += 1
+
+
+@_jit
+def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
+    """Determinized sampling (PIMC): ``iterations`` deals, every card rolled out in each.
+
+    ``base`` holds the position (hidden hands to be sampled), its generator state and the
+    deal count, which advance; ``work`` is four rows of scratch state, the last the chain;
+    ``t`` is the search's tables (:class:`lockup.bots.kernel.Tables`).
+    Without ``t.use_chain`` each deal is a fresh uniform draw among those consistent with
+    the view (:func:`sample_hidden`). Otherwise deals come from a Metropolis chain whose
+    stationary law weighs each deal by :func:`likelihood` (how well it explains the other
+    seats' plays), started afresh every ``I_MC_RESTART`` deals. In each deal, each of the
+    ``t.n_cards`` candidate ``t.cards`` is played and the hand rolled out with the same
+    random stream; ``t.value`` and ``t.tricks`` accumulate :func:`utility` and seat
+    ``t.me``'s tricks, ``t.weight[0]`` the deals. Returns the hands simulated.
+    """
+    me = t.me
+    cards = t.cards
+    n_cards = t.n_cards
+    wgame = t.wgame
+    out_value = t.value
+    out_tricks = t.tricks
+    out_weight = t.weight
+    det = work[0]
+    w = work[1]
+    for _ in range(iterations):
+        _deal(base, work, t)
+        roll = rand32(base) | 1
+        weight = 1.0
+        out_weight[0] += weight
+        for j in range(n_cards):
+            for i in range(STATE_SIZE):
+                w[i] = det[i]
+            w[I_RNG] = roll
+            play(w, cards[j])
+            v = finish(w, work[4:], t)
+            out_value[j] += weight * v
+            out_tricks[j] += weight * (v if wgame == 0.0 else w[I_PTS + me])
+    return iterations * n_cards
 
 
 TREE_STATS = 7
