@@ -88,7 +88,8 @@ def _forced(view: SeatView) -> Card | None:
 
 
 def _position(bot: ExpertBot, view: SeatView, tree: int = 0) -> tuple[Position, list[int]]:
-    """The expert's search set up for ``view``, and the true hands of the game."""
+    """The expert's search set up for ``view``, and a copy of its state with the other
+    seats' true hands in it."""
     pos = Position(
         view,
         seed=bot.rng.getrandbits(32),
@@ -100,7 +101,11 @@ def _position(bot: ExpertBot, view: SeatView, tree: int = 0) -> tuple[Position, 
         tree=tree,
         cexp=bot.cexp,
     )
-    return pos, list(_game[0].hands)
+    state = [int(x) for x in pos.base]
+    for s in range(4):
+        if s != view.seat:
+            state[pos.km.I_HAND + s] = _game[0].hands[s]
+    return pos, state
 
 
 class KernelOracle(ExpertBot):
@@ -113,12 +118,10 @@ class KernelOracle(ExpertBot):
         if forced is not None:
             return forced
         start = time.perf_counter()
-        pos, hands = _position(self, view)
+        pos, state = _position(self, view)
         km = pos.km
         base = pos.base.copy()
-        for s in range(4):
-            if s != view.seat:
-                base[km.I_HAND + s] = hands[s]
+        base[:] = state
         if os.environ.get("BOLD") == "1":
             base[km.I_BOLD] = 15 & ~(1 << view.seat)
         w = pos.work[1]
@@ -146,13 +149,9 @@ class TreeOracle(ExpertBot):
         if forced is not None:
             return forced
         start = time.perf_counter()
-        pos, hands = _position(self, view, tree=8)
+        pos, state = _position(self, view, tree=8)
         km = pos.km
-        chain = pos.work[3]
-        chain[:] = pos.base
-        for s in range(4):
-            if s != view.seat:
-                chain[km.I_HAND + s] = hands[s]
+        pos.work[3][:] = state
         # The deal is the chain's, never restarted nor moved (see _kernel._deal).
         pos.base[km.I_MC_RESTART] = 1 << 40
         pos.base[km.I_ITER] = 1

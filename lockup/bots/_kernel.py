@@ -1038,6 +1038,23 @@ the searching seat's tricks."""
 
 
 @_jit
+def _new_node(child: Any, stats: Any, meta: Any, parent: int, card: int) -> int:
+    """A fresh node of :func:`ismcts`'s tree, the child of ``parent`` by ``card`` (the
+    tree must have room: ``meta[0] < meta[1]``)."""
+    n = meta[0]
+    meta[0] = n + 1
+    for k in range(52):
+        child[52 * n + k] = -1
+    o = TREE_STATS * n
+    stats[o] = 0.0
+    stats[o + 1] = 1.0
+    for k in range(2, TREE_STATS):
+        stats[o + k] = 0.0
+    child[52 * parent + card] = n
+    return n
+
+
+@_jit
 def ismcts(
     base: Any,
     work: Any,
@@ -1111,16 +1128,7 @@ def ismcts(
                     if ch < 0:
                         if meta[0] >= meta[1]:
                             break
-                        ch = meta[0]
-                        meta[0] = ch + 1
-                        for k in range(52):
-                            child[52 * ch + k] = -1
-                        o = TREE_STATS * ch
-                        stats[o] = 0.0
-                        stats[o + 1] = 1.0
-                        for k in range(5):
-                            stats[o + 2 + k] = 0.0
-                        child[52 * node + c] = ch
+                        ch = _new_node(child, stats, meta, node, c)
                     play(w, c)
                     node = ch
                     path[depth] = node
@@ -1149,16 +1157,7 @@ def ismcts(
                     c = policy(w)
                     if not (untried >> c) & 1:
                         c = random_card(w, untried)
-                    nn = meta[0]
-                    meta[0] = nn + 1
-                    for k in range(52):
-                        child[52 * nn + k] = -1
-                    o = TREE_STATS * nn
-                    stats[o] = 0.0
-                    stats[o + 1] = 1.0
-                    for k in range(5):
-                        stats[o + 2 + k] = 0.0
-                    child[52 * node + c] = nn
+                    nn = _new_node(child, stats, meta, node, c)
                     if node == 0:
                         first = c
                     play(w, c)
