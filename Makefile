@@ -64,10 +64,10 @@ browser:
 services:
 	bash scripts/ensure-services.sh
 
-# Two processes share the tests, then those that measure time run alone.
+# Two processes share the tests, then those that measure time and the browser's run alone.
 pytest: install-test engine
-	$(BIN)/python -m pytest -q -n 2 -m 'not serial'
-	$(BIN)/python -m pytest -q -m serial
+	$(BIN)/python -m pytest -q -n 2 -m 'not serial and not browser'
+	$(BIN)/python -m pytest -q -m 'serial or browser'
 
 test: lint typecheck docs browser services pytest jstest
 

@@ -150,6 +150,13 @@ def wait_version_change(page: Any, version: str, timeout: float = 20_000) -> Non
     )
 
 
+def legal_cards(page: Any) -> list[str]:
+    """The cards our hand shows as legal, once it shows any (on our turn the page can mark
+    the turn a moment before it marks the cards)."""
+    page.wait_for_function("() => document.querySelectorAll('#hand button.card.legal').length")
+    return list(table_snapshot(page)["legal"])
+
+
 def click_card(page: Any, card: str) -> None:
     """Click a card of our hand and wait for the table to move on.
 

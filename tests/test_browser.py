@@ -24,6 +24,7 @@ from browser_helpers import (
     click_card,
     find_illegal_turn,
     hidden_card_leaks,
+    legal_cards,
     parse_frames,
     play_until,
     table_snapshot,
@@ -316,7 +317,7 @@ def test_computer_cards_are_paced_by_the_speed_setting(browser: Any, server: Ser
     )
     rng = random.Random(6)
     for _ in range(3):
-        click_card(page, rng.choice(table_snapshot(page)["legal"]))
+        click_card(page, rng.choice(legal_cards(page)))
         assert wait_my_turn_or_dialog(page, timeout=30_000) in ("turn", "summary")
         if page.locator("#dlg-summary[open]").count():
             break

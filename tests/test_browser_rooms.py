@@ -178,7 +178,12 @@ def play(
                 p.page.locator("#dlg-summary button.continue").click()
             elif st["myTurn"] and st["legal"] and p.clicked != (st["game"], st["version"]):
                 card = rng.choice(st["legal"])
-                p.page.locator(f'#hand button.card[data-card="{card}"]').click(force=True)
+                try:
+                    p.page.locator(f'#hand button.card[data-card="{card}"]').click(
+                        force=True, timeout=5_000
+                    )
+                except sync_api.Error:  # the table moved on since it was read: read again
+                    continue
                 p.clicked = (st["game"], st["version"])
         if until is None and over == len(players):
             return
