@@ -99,7 +99,7 @@ def test_whole_game_by_click_keyboard_and_drag(browser: Any, server: Server) -> 
     page.locator("#new-start").click()
     page.wait_for_function("(g) => document.body.dataset.game !== g", arg=old_game)
     game_id = page.evaluate("document.body.dataset.game")
-    page.wait_for_function("document.body.dataset.version !== '0'")
+    page.wait_for_function("() => document.body.dataset.version !== '0'")
     page.wait_for_selector(IDLE)
     assert "10" in page.locator("#scores caption").inner_text()
 
