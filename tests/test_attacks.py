@@ -148,8 +148,9 @@ def test_hint_flood_leaves_bots_and_other_players_alone(server: Server) -> None:
     assert refused + answers.get("hint", 0) <= 4 * (60 + 7 * (MEASURE + 2)), answers
     assert answers.get("rate-limited", 0) >= 4, answers
     print(f"innocent: {report.summary()}")
-    # Bots and hints share the worker budget: a bot's move can wait behind hints already
-    # running (0.5 s each), so its gap may pass 2 s here; a stall would be far longer.
+    # Hints think in their own lower-priority process, but on two cores that process, the
+    # four flooding clients and the server's loop answering 800 messages all take a share of
+    # the CPU the bots' searches need: a bot's gap may pass 2 s here; a stall is far longer.
     report.assert_unharmed(ack_p99=0.25, max_bot_gap=3.0)
 
 
