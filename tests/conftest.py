@@ -18,6 +18,23 @@ from lockup.engine import Game, Rules
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+_RERUNS: list[str] = []
+"""Why each test marked flaky was run again: printed at the end, so a CI log says it."""
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.outcome == "rerun":
+        errors = [ln[1:].strip() for ln in report.longreprtext.splitlines() if ln.startswith("E ")]
+        _RERUNS.append(f"{report.nodeid}: {' | '.join(errors[:3]) or report.longreprtext[-300:]}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _RERUNS:
+        terminalreporter.section("why tests were run again")
+        for line in _RERUNS:
+            terminalreporter.line(line[:1000])
+
+
 ALL_OPTIONS = [
     Rules(picture, discards)
     for picture in ("same-rank", "any-club")
