@@ -129,6 +129,7 @@ class Postgres:
                 "-D",
                 str(self.data),
             ],
+            check=True,
             capture_output=True,
         )
 
