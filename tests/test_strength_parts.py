@@ -283,3 +283,75 @@ def test_compiled_and_plain_tree_search_agree(tmode: int) -> None:
         b = search(view, jit=True, tree=4, tmode=tmode, merge=True, adapt=True, **kw)
         assert a.visits == b.visits
         assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+# ------------------------------------------------------------------ the learned policy (learn=)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+def test_the_learned_policy_plays_the_legal_card_of_highest_score(rules: Rules) -> None:
+    """``learned`` picks a legal card, the one of highest ``LEARNED_W . card_features``;
+    the features mark the ``normal`` rules' card and the bolder rules' card, and working
+    them out leaves the position as it was."""
+    from lockup.bots.kernel import DEFAULT_POLICY, ROLLOUT_POLICY
+
+    normal = make_bot("normal")
+    seen = 0
+    for _game, view in _late_positions(rules, seed=21, left=13, n=60):
+        s = view_state(view, K, ROLLOUT_POLICY)
+        before = list(s)
+        card = K.learned(s)
+        assert s == before and view.legal_mask >> card & 1
+        rule, bold = K.rule_cards(s)
+        assert s == before
+        assert rule == normal.choose(view)
+        assert bold == K.policy(view_state(view, K, ROLLOUT_POLICY))
+        assert rule == K.policy(view_state(view, K, DEFAULT_POLICY))
+        hand = view.hand_mask
+        unknown = K.FULL & ~(s[K.I_PLAYED] | s[K.I_LOST] | hand)
+        ms = K.masters(hand, unknown)
+        scores = {}
+        for c in (c for c in range(52) if view.legal_mask >> c & 1):
+            out = K._zeros(K.N_FEATURES)
+            K.card_features(s, c, rule, bold, unknown, ms, out)
+            assert out[0] == (c == rule) and out[1] == (c == bold)
+            assert out[16] == (c < 13)  # a club
+            scores[c] = sum(w * f for w, f in zip(K.LEARNED_W, out, strict=True))
+        assert scores[card] == max(scores.values())
+        assert card == min(c for c, v in scores.items() if v == scores[card])
+        seen += 1
+    assert seen == 60
+
+
+def test_learn_rolls_out_the_searching_seat_or_every_seat_by_the_learned_policy() -> None:
+    from lockup.bots.kernel import ROLLOUT_POLICY
+
+    _game, view = _late_positions(Rules(), seed=22, left=13, n=1)[0]
+    assert Position(view, seed=1, jit=False).base[K.I_LEARN] == 0
+    assert Position(view, seed=1, learn=1, jit=False).base[K.I_LEARN] == 1 << view.seat
+    assert Position(view, seed=1, learn=2, jit=False).base[K.I_LEARN] == 15
+    # A rollout plays the learned card for a seat of I_LEARN, the rules' card otherwise.
+    s = view_state(view, K, ROLLOUT_POLICY)
+    for bits, expect in ((0, K.policy(s)), (1 << view.seat, K.learned(s))):
+        s[K.I_LEARN] = bits
+        assert K.rollout_card(s) == expect
+    for bad in (-1, 3, True, 1.5):
+        with pytest.raises(ValueError):
+            make_bot("expert", seed=1, learn=bad)
+    rng = random.Random(4)
+    game = Game.new(rng, Rules(lock_discards="upfront"), record=False)
+    bots = [ExpertBot(seed=i, iterations=6, learn=1 + i % 2, jit=False) for i in range(4)]
+    for v in _turns(game, rng):
+        c = bots[game.turn].choose(v)
+        assert v.legal_mask >> c & 1
+        game.play(c, game.turn)
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+@pytest.mark.parametrize("learn", [1, 2])
+def test_compiled_and_plain_learned_rollouts_agree(learn: int) -> None:
+    for k, (_game, view) in enumerate(_late_positions(RULES[3], seed=23, left=13, n=5)):
+        kw: dict[str, Any] = dict(iterations=5, seed=k, wgame=3.0, lam=0.03, solve=4, smode=1)
+        a = search(view, jit=False, learn=learn, merge=True, adapt=True, eps=6, **kw)
+        b = search(view, jit=True, learn=learn, merge=True, adapt=True, eps=6, **kw)
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)

@@ -28,6 +28,13 @@ if _JIT:  # pragma: no cover - exercised through the compiled copy
 
     def _table(values: list[int]) -> Any:
         return _np.array(values, dtype=_np.int64)
+
+    def _ftable(values: list[float]) -> Any:
+        return _np.array(values, dtype=_np.float64)
+
+    @_jit
+    def _zeros(n: int) -> Any:
+        return _np.zeros(n)
 else:
 
     def _jit(f: Any) -> Any:
@@ -35,6 +42,12 @@ else:
 
     def _table(values: list[int]) -> Any:
         return values
+
+    def _ftable(values: list[float]) -> Any:
+        return values
+
+    def _zeros(n: int) -> Any:
+        return [0.0] * n
 
 
 # State indices.
@@ -78,7 +91,8 @@ I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with n
 I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
 I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
 I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings too
-STATE_SIZE = 52
+I_LEARN = 52  # rollouts: seats (a bit each) that play the learned policy, not the rules
+STATE_SIZE = 53
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
 of at most four cards would be 52; the solver starts at five tricks left at most)."""
@@ -536,11 +550,143 @@ def policy(s: Any) -> int:
     return 13 * led + LO13[fx]
 
 
+N_FEATURES = 24
+"""Features of a legal card for :func:`learned` (see :func:`card_features`)."""
+
+LEARNED_W = _ftable(
+    [
+        -0.200, 0.516, 0.0, 0.923, 1.132, 0.156, 1.777, 0.949, -0.460, 0.743, 0.789, -0.293,
+        0.560, 0.482, 0.190, 0.290, -0.490, -1.955, 0.074, -3.187, -1.017, -3.752, -0.089,
+        1.118,
+    ]
+)  # fmt: skip
+"""The weights of :func:`learned`, fitted by ``bench/learned.py`` to the expert's own
+choices in self-play (issue 13; docs/bots.md)."""
+
+
+@_jit
+def card_features(s: Any, c: int, rule: int, bold: int, unknown: int, ms: int, out: Any) -> None:
+    """The :data:`N_FEATURES` features of the seat to play playing ``c`` (legal), into
+    ``out``: ``rule`` and ``bold`` are the cards :func:`policy` picks for the seat by the
+    ``normal`` settings and by the searching seat's bolder ones, ``unknown`` the cards the
+    seat has not seen, ``ms`` its masters (:func:`masters`). In order: is the normal
+    card, is the bold card; leading, and when leading: a master, rank, length of the suit,
+    chance a club lands (:func:`club_risk`); following, wins the trick so far, and times
+    that: clubs in the trick, last to play, chance a club lands, own clubs, a master,
+    another seat locked, this hand can reach the target, trick number; a club, a club
+    times its rank, a picture club; off the led suit and not a club: rank, length of the
+    suit; following and losing: rank; the highest legal card; the lowest legal card.
+    Ranks are 0 to 1 (two to ace), lengths and counts in thirteenths."""
+    seat = s[I_TURN]
+    hand = s[I_HAND + seat]
+    su = c // 13
+    r = c % 13
+    lead = 1.0 if s[I_NTR] == 0 else 0.0
+    led = s[I_LED]
+    suit_len = POP13[(hand >> (13 * su)) & 8191] / 13.0
+    master = float((ms >> c) & 1)
+    risk = club_risk(s, c, unknown)
+    wins = 0.0
+    if lead == 0.0 and su == led and r > s[I_BEST] % 13:
+        wins = 1.0
+    last = 1.0 if lead == 0.0 and s[I_NTR] == s[I_NPL] - 1 else 0.0
+    locked = 0.0
+    for i in range(4):
+        if i != seat and s[I_LOCK + i]:
+            locked = 1.0
+    reach = 0.0
+    if s[I_TOT + seat] + s[I_PTS + seat] + 13 - s[I_TN] >= s[I_TARGET]:
+        reach = 1.0
+    off = 1.0 if lead == 0.0 and su != led and su != 0 else 0.0
+    loses = 1.0 if lead == 0.0 and su == led and wins == 0.0 else 0.0
+    club = 1.0 if su == 0 else 0.0
+    lg = legal(s)
+    out[0] = 1.0 if c == rule else 0.0
+    out[1] = 1.0 if c == bold else 0.0
+    out[2] = lead
+    out[3] = lead * master
+    out[4] = lead * r / 12.0
+    out[5] = lead * suit_len
+    out[6] = lead * risk
+    out[7] = wins
+    out[8] = wins * s[I_CLUBS]
+    out[9] = wins * last
+    out[10] = wins * risk
+    out[11] = wins * POP13[hand & CLUBM] / 13.0
+    out[12] = wins * master
+    out[13] = wins * locked
+    out[14] = wins * reach
+    out[15] = wins * s[I_TN] / 13.0
+    out[16] = club
+    out[17] = club * r / 12.0
+    out[18] = 1.0 if club == 1.0 and 9 <= r <= 11 else 0.0
+    out[19] = off * r / 12.0
+    out[20] = off * suit_len
+    out[21] = loses * r / 12.0
+    out[22] = 1.0 if c == highest(lg) else 0.0
+    out[23] = 1.0 if c == lowest(lg) else 0.0
+
+
+@_jit
+def rule_cards(s: Any) -> tuple[int, int]:
+    """The cards :func:`policy` picks for the seat to play by the ``normal`` settings and
+    by the searching seat's (``I_DUCKME``...), never at random."""
+    me, bold, eps = s[I_ME], s[I_BOLD], s[I_EPS]
+    s[I_EPS] = 0
+    s[I_ME] = -1
+    s[I_BOLD] = 0
+    rule = policy(s)
+    s[I_ME] = s[I_TURN]
+    mine = policy(s)
+    s[I_ME], s[I_BOLD], s[I_EPS] = me, bold, eps
+    return rule, mine
+
+
+@_jit
+def learned(s: Any) -> int:
+    """The learned policy's card for the seat to play: the legal card of highest score
+    ``LEARNED_W . card_features``."""
+    lg = legal(s)
+    if lg & (lg - 1) == 0:
+        return lowest(lg)
+    rule, bold = rule_cards(s)
+    hand = s[I_HAND + s[I_TURN]]
+    unknown = FULL & ~(s[I_PLAYED] | s[I_LOST] | hand)
+    ms = masters(hand, unknown)
+    out = _zeros(N_FEATURES)
+    pick = -1
+    pick_v = -1e300
+    m = lg
+    while m:
+        c = lowest(m)
+        m ^= 1 << c
+        card_features(s, c, rule, bold, unknown, ms, out)
+        v = 0.0
+        for f in range(N_FEATURES):
+            v += LEARNED_W[f] * out[f]
+        if v > pick_v:
+            pick_v = v
+            pick = c
+    return pick
+
+
+@_jit
+def rollout_card(s: Any) -> int:
+    """A rollout's card for the seat to play: :func:`learned` for the seats of
+    ``I_LEARN``, else :func:`policy`."""
+    if (s[I_LEARN] >> s[I_TURN]) & 1:
+        eps = s[I_EPS]
+        if eps and below(s, eps) == 0:
+            return random_card(s, legal(s))
+        return learned(s)
+    return policy(s)
+
+
 @_jit
 def rollout(s: Any) -> None:
-    """Play the hand out with :func:`policy` for every seat."""
+    """Play the hand out with :func:`rollout_card` for every seat."""
     while s[I_TURN] >= 0:
-        play(s, policy(s))
+        play(s, rollout_card(s))
 
 
 @_jit
@@ -732,7 +878,7 @@ def finish(w: Any, stack: Any, t: Any) -> float:
     k = w[I_SOLVE]
     if k:
         while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
-            play(w, policy(w))
+            play(w, rollout_card(w))
         if w[I_TURN] >= 0:
             root = stack[0]
             for i in range(STATE_SIZE):

@@ -82,7 +82,9 @@ class ExpertBot(Bot):
     ``normal`` rules do not explain by its own bolder settings; ``tree`` above 0 searches
     a tree instead of one card deep (information-set Monte Carlo tree search, ``tree``
     descents of it in each sampled deal, ``cexp`` its exploration constant: see
-    :func:`lockup.bots.kernel.search`). Further options
+    :func:`lockup.bots.kernel.search`); ``learn`` 1 rolls its own seat out by the policy
+    learned from its choices (:func:`lockup.bots._kernel.learned`), 2 every seat. Further
+    options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -111,6 +113,7 @@ class ExpertBot(Bot):
         tree: int = 0,
         cexp: float = 1.0,
         tmode: int = 0,
+        learn: int = 0,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -139,6 +142,9 @@ class ExpertBot(Bot):
         self.tmode = _check_int("tmode", tmode, 0)
         if self.tmode > 2:
             raise ValueError(f"tmode must be 0, 1 or 2, not {tmode!r}")
+        self.learn = _check_int("learn", learn, 0)
+        if self.learn > 2:
+            raise ValueError(f"learn must be 0, 1 or 2, not {learn!r}")
         self.jit = jit
         self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
@@ -170,6 +176,7 @@ class ExpertBot(Bot):
             tree=self.tree,
             cexp=self.cexp,
             tmode=self.tmode,
+            learn=self.learn,
         )
         self.last = result
         return result.best()

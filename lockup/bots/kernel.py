@@ -471,6 +471,7 @@ class Position:
         tree: int = 0,
         cexp: float = 1.0,
         tmode: int = 0,
+        learn: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -484,6 +485,7 @@ class Position:
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
         st[km.I_SOLVE] = solve
         st[km.I_SMODE] = smode
+        st[km.I_LEARN] = (0, 1 << me, 15)[learn]
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -652,6 +654,7 @@ def search(
     tree: int = 0,
     cexp: float = 1.0,
     tmode: int = 0,
+    learn: int = 0,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -673,6 +676,8 @@ def search(
     choosing by an upper confidence bound on its own value (exploration constant
     ``cexp``), the rest of the hand rolled out as above (:func:`lockup.bots._kernel.ismcts`);
     the result then also gives each card's visits, and its best card is the most visited.
+    ``learn`` 1 rolls the searching seat out by the learned policy
+    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -697,6 +702,7 @@ def search(
         tree=tree,
         cexp=cexp,
         tmode=tmode,
+        learn=learn,
     )
     if time_limit is None:
         assert iterations is not None
