@@ -100,6 +100,7 @@ def _position(bot: ExpertBot, view: SeatView, tree: int = 0) -> tuple[Position, 
         merge=True,
         tree=tree,
         cexp=bot.cexp,
+        learn=bot.learn,
     )
     state = [int(x) for x in pos.base]
     for s in range(4):
