@@ -105,28 +105,27 @@ def _record(view: SeatView, card: Card) -> None:
             f.write(json.dumps({"x": x.round(5).tolist(), "y": cards.index(card)}) + "\n")
 
 
-class RecordingExpert(ExpertBot):
-    """The expert, recording its choices (:func:`_record`)."""
-
-    name = "xrec"
+class Recording:
+    """Mixed into a bot: each of its choices recorded (:func:`_record`)."""
 
     def choose(self, view: SeatView) -> Card:
-        card = super().choose(view)
+        card: Card = super().choose(view)  # type: ignore[misc]
         _record(view, card)
         return card
 
 
-class RecordingTree(TreeOracle):
+class RecordingExpert(Recording, ExpertBot):
+    """The expert, recording its choices."""
+
+    name = "xrec"
+
+
+class RecordingTree(Recording, TreeOracle):
     """``otree`` (bench/oracle.py: a tree searched on the true deal, a cheater) recording
     its choices with the features of what its seat can honestly see: a policy fitted to
     them learns to guess from the seat's view what a player who sees every hand plays."""
 
     name = "orec"
-
-    def choose(self, view: SeatView) -> Card:
-        card = super().choose(view)
-        _record(view, card)
-        return card
 
 
 class LearnedBot(Bot):

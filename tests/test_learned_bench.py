@@ -27,7 +27,8 @@ def _run(*args: str, env: dict[str, str] | None = None) -> str:
 def test_collect_fit_and_play_the_learned_policy(tmp_path: Path) -> None:
     data = tmp_path / "data"
     quick = ["--hands", "4", "--target", "10", "--workers", "1", "--quiet"]
-    _run("collect", str(data), "--time-per-move", "0.005", "--seed", "2", *quick)
+    both = ["--bots", "xrec,orec,xrec,orec"]  # the expert and the cheater, recording
+    _run("collect", str(data), *both, "--time-per-move", "0.005", "--seed", "2", *quick)
     rows = [json.loads(x) for p in data.glob("data-*.jsonl") for x in p.read_text().splitlines()]
     assert len(rows) > 40
     for row in rows:  # a choice among two or more legal cards, one feature row each
