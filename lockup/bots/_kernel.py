@@ -585,10 +585,10 @@ def card_features(s: Any, c: int, rule: int, bold: int, unknown: int, ms: int, o
     led = s[I_LED]
     suit_len = POP13[(hand >> (13 * su)) & 8191] / 13.0
     master = float((ms >> c) & 1)
-    risk = club_risk(s, c, unknown)
     wins = 0.0
     if lead == 0.0 and su == led and r > s[I_BEST] % 13:
         wins = 1.0
+    risk = club_risk(s, c, unknown) if lead == 1.0 or wins == 1.0 else 0.0  # used only then
     last = 1.0 if lead == 0.0 and s[I_NTR] == s[I_NPL] - 1 else 0.0
     locked = 0.0
     for i in range(4):
@@ -645,10 +645,14 @@ def rule_cards(s: Any) -> tuple[int, int]:
 @_jit
 def learned(s: Any) -> int:
     """The learned policy's card for the seat to play: the legal card of highest score
-    ``LEARNED_W . card_features``."""
+    ``LEARNED_W . card_features`` (a random one with probability ``1 / I_EPS``, as
+    :func:`policy`)."""
     lg = legal(s)
     if lg & (lg - 1) == 0:
         return lowest(lg)
+    eps = s[I_EPS]
+    if eps and below(s, eps) == 0:
+        return random_card(s, lg)
     rule, bold = rule_cards(s)
     hand = s[I_HAND + s[I_TURN]]
     unknown = FULL & ~(s[I_PLAYED] | s[I_LOST] | hand)
@@ -675,9 +679,6 @@ def rollout_card(s: Any) -> int:
     """A rollout's card for the seat to play: :func:`learned` for the seats of
     ``I_LEARN``, else :func:`policy`."""
     if (s[I_LEARN] >> s[I_TURN]) & 1:
-        eps = s[I_EPS]
-        if eps and below(s, eps) == 0:
-            return random_card(s, legal(s))
         return learned(s)
     return policy(s)
 
