@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///lockup.sqlite
 
-.PHONY: run test install install-test engine lint typecheck docs pytest jstest browser services bench clean
+.PHONY: run test install install-test engine lint typecheck docs pytest jstest browser services system checks bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -64,12 +64,24 @@ browser:
 services:
 	bash scripts/ensure-services.sh
 
-# Two processes share the tests, then those that measure time and the browser's run alone.
+# The system packages (apt, one after the other: dpkg takes one lock).
+system: browser services
+
+# Python's installs and the static checks, one after the other.
+checks:
+	$(MAKE) -j1 lint typecheck docs engine
+
+# Two processes share the tests; then those that measure time run alone; then the browser
+# tests, a file to a process (they mostly wait on the page and the bots' pacing).
 pytest: install-test engine
 	$(BIN)/python -m pytest -q -n 2 -m 'not serial and not browser'
-	$(BIN)/python -m pytest -q -m 'serial or browser'
+	$(BIN)/python -m pytest -q -m 'serial and not browser'
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m 'browser'
 
-test: lint typecheck docs browser services pytest jstest
+# The apt installs run beside the Python installs and checks, then every test.
+test:
+	$(MAKE) -j2 --output-sync=target system checks
+	$(MAKE) -j1 pytest jstest
 
 bench: install-test engine
 	$(BIN)/pip install -q -e '.[bench]'
