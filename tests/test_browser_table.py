@@ -496,6 +496,8 @@ def test_level_shown_and_kept_skip_link_and_tab_title(browser: Any, server: Serv
     old = page.evaluate("document.body.dataset.game")
     page.locator("#new-start").click()
     page.wait_for_function("(g) => document.body.dataset.game !== g", arg=old)
+    # The new game's first view is shown (idle alone also holds before it has arrived).
+    page.wait_for_function("() => document.body.dataset.version !== '0'")
     page.wait_for_selector(IDLE)
     info = page.locator("#info").inner_text()
     assert re.search(r"Opponents\s+Easy", info), info
