@@ -206,7 +206,97 @@ def test_an_owner_lets_go_of_the_connections_of_a_gateway_that_died() -> None:
             await owner.close()
             await gateways[0].redis.aclose()
 
-        asyncio.run(go())
+        asyncio.run(asyncio.wait_for(go(), 60))  # a step that hangs fails here, named
+
+
+def test_a_bus_stops_in_time_when_its_redis_client_swallows_a_cancel_or_hangs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Redis client may swallow a cancellation (retry the command and return, or raise
+    a connection error while it cleans up) or hang closing a socket: a cancelled task of
+    the bus still ends instead of going round again, and close() returns within its
+    bounded waits, its clean stop done."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from services import redis
+
+    from lockup.server import bus as bus_module
+    from lockup.server.bus import Bus, alive_key
+
+    with redis() as server:
+
+        async def go() -> None:
+            for swallow in ("return", "raise"):
+                bus = Bus(server.url, f"p-{swallow}", beat_every=0.05, alive_ttl=0.5)
+                reads = 0
+
+                async def xread(*args: Any, _swallow: str = swallow, **kwargs: Any) -> Any:
+                    nonlocal reads
+                    reads += 1
+                    try:
+                        await asyncio.Event().wait()
+                    except asyncio.CancelledError:
+                        if _swallow == "return":
+                            return None  # retried inside the client: nothing read
+                        raise RedisConnectionError("reset while cancelling") from None
+
+                bus.redis.xread = xread  # type: ignore[method-assign]
+                await bus.start()
+                await asyncio.sleep(0.3)
+                assert reads == 1
+                assert await bus.redis.exists(alive_key(bus.process)) == 1  # beating
+                for task in bus._tasks:  # cancelled without close(), as in a dying process
+                    task.cancel()
+                done, _ = await asyncio.wait(bus._tasks, timeout=1)
+                assert len(done) == 3
+                assert reads == 1  # the reader did not go round again
+                assert not any("reading" in r.getMessage() for r in caplog.records)
+                await bus.close()
+
+            bus = Bus(server.url, "p-hang", beat_every=0.05, alive_ttl=0.5)
+            await bus.start()
+            await asyncio.sleep(0.2)
+
+            async def aclose() -> None:
+                await asyncio.Event().wait()
+
+            real_aclose, bus.redis.aclose = bus.redis.aclose, aclose  # type: ignore[method-assign]
+            t0 = time.monotonic()
+            await bus.close()
+            assert time.monotonic() - t0 < 2 * bus_module.CLOSE_WAIT + 1
+            assert all(t.done() for t in bus._tasks)
+            assert any("closing the Redis connections" in r.getMessage() for r in caplog.records)
+            assert await bus.redis.exists(alive_key("p-hang")) == 0  # the clean stop ran
+            await real_aclose()
+
+        asyncio.run(asyncio.wait_for(go(), 60))
+
+
+def test_the_lease_renewer_stops_when_the_driver_turns_its_cancel_into_an_error() -> None:
+    from lockup.server.cluster import Leases
+
+    class Store:  # renews by waiting on the database; a cancel comes out as an error
+        renewals = 0
+
+        async def renew_leases(self, held: Any, ttl: float) -> list[Any]:
+            Store.renewals += 1
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                raise OSError("connection closed while cancelling") from None
+            return []
+
+    async def go() -> None:
+        leases = Leases(Store(), "p", renew_every=0.01)  # type: ignore[arg-type]
+        leases.held["game:1"] = object()  # type: ignore[assignment]
+        leases.start()
+        await asyncio.sleep(0.1)
+        assert Store.renewals == 1
+        closing = asyncio.create_task(leases.close(release=False))
+        done, _ = await asyncio.wait([closing], timeout=3)
+        assert done == {closing}  # close() returned
+        assert Store.renewals == 1  # the renewer did not go round again
+
+    asyncio.run(asyncio.wait_for(go(), 10))
 
 
 def test_a_room_is_given_back_once_it_and_its_game_leave_memory(pg_server: Any) -> None:

@@ -52,6 +52,10 @@ BEAT_EVERY = 3.0
 ALIVE_TTL = 10.0
 """Seconds a heartbeat key lasts: a process silent that long is taken for dead."""
 
+CLOSE_WAIT = 2.0
+"""Seconds :meth:`Bus.close` waits for each of its steps (its tasks to end, the clean
+stop's delete, the connections to close) before it goes on without them."""
+
 
 def stream_of(process: str) -> str:
     """The stream a process reads."""
@@ -127,6 +131,7 @@ class Bus:
         self._workers: dict[tuple[str, str], asyncio.Queue[str | None]] = {}
         self._answering: set[asyncio.Task[None]] = set()
         self.last_id = "0-0"
+        self._closing = False
         self.errors = 0
         """Redis errors met (retried)."""
 
@@ -142,15 +147,42 @@ class Bus:
         ]
 
     async def close(self) -> None:
+        """Stop this process's tasks, delete its heartbeat key and stream (a clean stop:
+        owners let go of its connections at once) and close the connections to Redis.
+
+        Never waits more than :data:`CLOSE_WAIT` a step: a task whose cancellation the Redis
+        client swallowed still ends (see :meth:`_stopping`), and a step that hangs is left
+        behind with a warning.
+        """
+        self._closing = True
         for t in self._tasks:
             t.cancel()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=CLOSE_WAIT)
+            for t in pending:
+                log.warning("bus %s: task %s did not stop in time", self.process, t.get_name())
         for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+            if t.done() and not t.cancelled() and t.exception() is not None:
+                log.warning(
+                    "bus %s: task %s ended with %r", self.process, t.get_name(), t.exception()
+                )
         with contextlib.suppress(RedisError, OSError, TimeoutError):  # a clean stop
-            async with asyncio.timeout(1):
+            async with asyncio.timeout(CLOSE_WAIT):
                 await self.redis.delete(alive_key(self.process), stream_of(self.process))
-        await self.redis.aclose()
+        try:
+            async with asyncio.timeout(CLOSE_WAIT):
+                await self.redis.aclose()
+        except (RedisError, OSError, TimeoutError) as e:
+            log.warning("bus %s: closing the Redis connections: %r", self.process, e)
+
+    def _stopping(self) -> bool:
+        """Whether the task running this should end rather than go on or retry: the bus
+        is closing, or the task was cancelled. The loops ask this rather than count on the
+        CancelledError alone: redis-py may turn a cancellation into a connection error
+        while it cleans up, or retry the command and return, and a loop going round
+        again would never end."""
+        task = asyncio.current_task()
+        return self._closing or (task is not None and task.cancelling() > 0)
 
     # ------------------------------------------------------------------ sending
 
@@ -203,7 +235,7 @@ class Bus:
 
     async def _writer(self) -> None:
         queue = self._out
-        while True:
+        while not self._stopping():
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 500:
                 batch.append(queue.get_nowait())
@@ -221,6 +253,8 @@ class Bus:
                         await pipe.execute()
                     break
                 except (RedisError, OSError) as e:  # Redis restarting: keep them, retry
+                    if self._stopping():
+                        return
                     self.errors += 1
                     log.warning("redis: posting %d entries failed (%s); retrying", len(batch), e)
                     await asyncio.sleep(delay)
@@ -231,13 +265,15 @@ class Bus:
     async def _heartbeat(self) -> None:
         """Keep this process's alive key set, and let go of the forwarded connections of
         gateway processes that died (see :meth:`sweep`)."""
-        while True:
+        while not self._stopping():
             try:
                 await self.redis.set(
                     alive_key(self.process), "1", px=max(1, int(self.alive_ttl * 1000))
                 )
                 await self.sweep()
             except (RedisError, OSError) as e:  # Redis restarting: the next beat
+                if self._stopping():
+                    return
                 log.warning("redis: heartbeat failed (%s)", e)
             await asyncio.sleep(self.beat_every)
 
@@ -266,11 +302,13 @@ class Bus:
     async def _reader(self) -> None:
         stream = stream_of(self.process)
         delay = 0.05
-        while True:
+        while not self._stopping():
             try:
                 got: Any = await self.redis.xread({stream: self.last_id}, count=500, block=1000)
                 delay = 0.05
             except (RedisError, OSError) as e:
+                if self._stopping():
+                    return
                 self.errors += 1
                 log.warning("redis: reading %s failed (%s); retrying", stream, e)
                 await asyncio.sleep(delay)

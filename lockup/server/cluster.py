@@ -114,7 +114,10 @@ class Leases:
         return keys
 
     async def _renew_loop(self) -> None:
-        while True:
+        task = asyncio.current_task()
+        # Ends once cancelled even when the database driver turns the cancellation into an
+        # error of its own (caught below): going round again, close() would wait for ever.
+        while task is None or not task.cancelling():
             await asyncio.sleep(self.renew_every)
             try:
                 await self.renew()
