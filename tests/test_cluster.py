@@ -73,7 +73,7 @@ async def _south_turn(s: GameSession) -> None:
 async def _play_south(s: GameSession) -> None:
     await _south_turn(s)
     card = s.game.legal_cards()[0]
-    await s.play(0, card, s.version)
+    await s.play(0, card, s.version, PLAYER)
 
 
 def test_one_owner_and_a_takeover_that_loses_no_acknowledged_card(pg_server: Any) -> None:
@@ -110,7 +110,7 @@ def test_one_owner_and_a_takeover_that_loses_no_acknowledged_card(pg_server: Any
             assert t.seq >= acked
             # The stale owner's next card is refused, never acknowledged, stores nothing.
             with pytest.raises(ProtocolError) as refused:
-                await s.play(0, s.game.legal_cards()[0], s.version)
+                await s.play(0, s.game.legal_cards()[0], s.version, PLAYER)
             assert refused.value.code in ("server-error", "no-game")
             assert s.closed and page.closed is not None  # its page reconnects
             # b goes on from what is stored: the same game, nothing lost or doubled.

@@ -28,6 +28,8 @@ OPTION_KEYS = ("target", "picture_exception", "lock_discards", "level")
 
 PONG = '{"type":"pong"}'
 """The answer to ``ping``."""
+SPECTATOR = -1
+"""The seat a spectator's page gets the events of: it sees only what is public."""
 
 
 class ProtocolError(Exception):

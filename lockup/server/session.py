@@ -34,6 +34,7 @@ from .history import History
 from .limits import Slots
 from .pool import BotPool, HintsBusy
 from .protocol import (
+    SPECTATOR,
     ProtocolError,
     clock_frame,
     error_frame,
@@ -44,9 +45,6 @@ from .protocol import (
     to_json,
 )
 from .store import ActionRow, GameRow, Lease, Store, StoreError, WriteOp, record_of
-
-SPECTATOR = -1
-"""The seat number of a spectator's connection: it sees only what is public."""
 
 log = logging.getLogger("lockup.server")
 
@@ -282,9 +280,10 @@ class GameSession:
 
     # ------------------------------------------------------------------ people away
 
-    def _start_grace(self, seat: int) -> None:
-        """Start the grace period of a person with no page connected (rooms only)."""
-        grace = self.table.grace
+    def _start_grace(self, seat: int, wait: float | None = None) -> None:
+        """Start the grace period of a person with no page connected (rooms only);
+        ``wait``: seconds left of it, when less than the whole."""
+        grace = self.table.grace if wait is None or self.table.grace is None else wait
         if grace is None or self.closed or self.game.is_over or self.seats[seat].away:
             return
         if seat in self._away_timers or self.seats[seat].kind != "human":
@@ -298,11 +297,19 @@ class GameSession:
 
         self._away_timers[seat] = loop.call_later(grace, expired)
 
-    def start_graces(self) -> None:
-        """Start the grace period of every person not connected (a game just loaded)."""
+    def start_graces(self, waits: dict[int, float] | None = None) -> None:
+        """Start the grace period of every person not connected (a game just loaded or
+        started); ``waits``: seconds left of it for some seats (a person already away)."""
         for seat in self.human_seats():
             if not self.connected(seat):
-                self._start_grace(seat)
+                self._start_grace(seat, (waits or {}).get(seat))
+
+    def takeover_in(self, seat: int) -> float | None:
+        """Seconds until a computer plays for ``seat``'s person, away now, or None."""
+        timer = self._away_timers.get(seat)
+        if timer is None:
+            return None
+        return round(max(0.0, timer.when() - asyncio.get_running_loop().time()), 1)
 
     async def _set_away(self, seat: int, away: bool) -> None:
         """A computer takes over ``seat`` (``away``), or its person takes it back: an event
@@ -440,9 +447,14 @@ class GameSession:
                 Store.op_seats(self.id, [x.to_dict() for x in self.seats], self.names)
             )
             await self.note("seat", seat, {"by": "computer", "name": name})
-            for sub in list(self.subscribers):
-                if sub.seat == seat:
-                    self.subscribers.discard(sub)
+            for sub in [s for s in self.subscribers if s.seat == seat]:
+                # The person's pages watch from now on (a room's game has a public stream).
+                self.subscribers.discard(sub)
+                sub.seat = SPECTATOR
+                if SPECTATOR in self.histories:
+                    self.join(sub, 0)
+                else:
+                    sub.close(1000)
         self._changed()
         self.kick()
 
@@ -589,15 +601,25 @@ class GameSession:
                 params={"version": version, "current": self.version},
             )
 
-    async def play(self, seat: int, card: Card, version: int) -> None:
+    def _check_seat(self, seat: int, player: str | None) -> None:
+        """Refuse an action of ``seat`` from a page whose person does not play it now."""
+        if player is None or self.seat_of(player) != seat:
+            raise ProtocolError(
+                "not-seated", "You no longer play that seat: this page now only watches."
+            )
+
+    async def play(self, seat: int, card: Card, version: int, player: str | None) -> None:
         """A human's card: checked by the engine, stored, then acknowledged by its event.
 
-        Raises :class:`ProtocolError` (nothing changed) for a stale version or a card the
-        rules refuse (the engine's code, rule and reason).
+        ``player``: the person whose page sent it, who must play ``seat`` now.
+        Raises :class:`ProtocolError` (nothing changed) for a page whose person does not
+        play the seat, a stale version or a card the rules refuse (the engine's code, rule
+        and reason).
         """
         async with self.lock:
             if self.closed:
                 raise ProtocolError("no-game", "The game was reloaded: send hello again.")
+            self._check_seat(seat, player)
             self._check_version(version)
             refusal = self.game.why_not(card, seat)
             if refusal is not None:
@@ -616,13 +638,15 @@ class GameSession:
             self.played = True
         self.kick()
 
-    async def hint(self, seat: int, version: int) -> str:
+    async def hint(self, seat: int, version: int, player: str | None) -> str:
         """The ``hint`` frame for ``seat``: the expert's value of each legal card.
 
-        Raises :class:`ProtocolError`: ``stale``, the engine's refusal when no card is due
-        from the seat, or ``hint-busy`` when every hint worker is taken.
+        Raises :class:`ProtocolError`: ``not-seated`` (``player`` does not play ``seat``
+        now), ``stale``, the engine's refusal when no card is due from the seat, or
+        ``hint-busy`` when every hint worker is taken.
         """
         async with self.lock:
+            self._check_seat(seat, player)
             self._check_version(version)
             g = self.game
             hand = g.hand(seat)

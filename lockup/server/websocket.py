@@ -22,6 +22,7 @@ from .cluster import OwnedElsewhere
 from .limits import Rate, RateLimiter, SharedRateLimiter
 from .protocol import (
     PONG,
+    SPECTATOR,
     Chat,
     Hello,
     Hint,
@@ -37,7 +38,7 @@ from .protocol import (
 )
 from .rooms import Room, RoomService, no_room
 from .security import same_origin
-from .session import SPECTATOR, GameService, GameSession
+from .session import GameService, GameSession
 
 log = logging.getLogger("lockup.server")
 
@@ -369,7 +370,7 @@ async def _handle(conn: Connection, text: Any) -> None:
         elif isinstance(msg, Hello):
             await _hello(conn, msg)
         elif isinstance(msg, Play):
-            await _joined(conn).play(conn.seat, msg.card, msg.version)
+            await _joined(conn).play(conn.seat, msg.card, msg.version, conn.player)
         elif isinstance(msg, Hint):
             await _start_hint(conn, msg)
         else:
@@ -447,19 +448,15 @@ async def _hello_room(conn: Connection, msg: Hello) -> None:
     room = await rooms.get(msg.room)
     if room is None:
         raise no_room()
-    seat = room.seat_of(conn.player)
-    if seat is None:
-        if not room.may_watch(msg.watch):
-            raise no_room()
-        seat = SPECTATOR
+    if room.seat_of(conn.player) is None and not room.may_watch(msg.watch):
+        raise no_room()
     if conn.room is not None:
         rooms.disconnect(conn.room, conn)
     elif conn.session is not None:
         conn.session.leave(conn)
     conn.session = None
     conn.room = room
-    conn.seat = seat
-    rooms.connect(room, conn, msg.since)
+    rooms.connect(room, conn, msg.since)  # the room says what the page sees
 
 
 def _in_room(conn: Connection) -> Room:
@@ -479,7 +476,7 @@ async def _room_message(conn: Connection, msg: Chat | React | Start | Rematch | 
         await rooms.remove(room, conn.player, msg.seat)
     else:
         session = conn.session
-        if session is None or conn.seat == SPECTATOR:
+        if session is None or conn.seat == SPECTATOR or session.seat_of(conn.player) != conn.seat:
             raise ProtocolError("not-seated", "Only the people at the table talk at it.")
         guards: Guards = conn.ws.app.state.guards
         await guards.spend(guards.chat, conn.player, "messages at the table")
@@ -504,7 +501,7 @@ async def _start_hint(conn: Connection, msg: Hint) -> None:
 
 async def _hint(conn: Connection, session: GameSession, version: int) -> None:
     try:
-        conn.send(await session.hint(conn.seat, version))
+        conn.send(await session.hint(conn.seat, version, conn.player))
     except ProtocolError as e:
         conn.error(e)
     except asyncio.CancelledError:

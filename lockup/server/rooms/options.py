@@ -1,0 +1,123 @@
+"""A room's options (``POST /api/rooms``) and display names, checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...engine import Rules
+from ..protocol import OptionError, clean_text, safe_text
+
+MAX_NAME = 24
+"""The longest display name."""
+ROOM_KEYS = (
+    "target",
+    "picture_exception",
+    "lock_discards",
+    "levels",
+    "grace",
+    "turn_timer",
+    "public",
+    "name",
+)
+"""The options of ``POST /api/rooms``."""
+GRACE_RANGE = (5.0, 600.0)
+TIMER_RANGE = (5.0, 300.0)
+
+
+@dataclass
+class RoomOptions:
+    """A room's options: the rules, a computer level per seat, the grace period before a
+    computer plays for a person who left (seconds), a turn timer (seconds, 0: none), and
+    whether the lobby lists it."""
+
+    rules: Rules = field(default_factory=Rules)
+    levels: list[str] = field(default_factory=lambda: ["normal"] * 4)
+    grace: float = 45.0
+    turn_timer: float = 0.0
+    public: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for the store and the pages."""
+        return {
+            **self.rules.to_dict(),
+            "levels": self.levels,
+            "grace": self.grace,
+            "turn_timer": self.turn_timer,
+            "public": self.public,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RoomOptions:
+        """Options as stored."""
+        rules = Rules(
+            picture_exception=data["picture_exception"],
+            lock_discards=data["lock_discards"],
+            target=data["target"],
+        )
+        return cls(rules, list(data["levels"]), data["grace"], data["turn_timer"], data["public"])
+
+
+def parse_room_options(
+    data: Any, levels: list[str], default_level: str
+) -> tuple[RoomOptions, str | None]:
+    """The options of ``POST /api/rooms`` and the host's display name; raises
+    :class:`OptionError` saying what is wrong."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise OptionError("the body must be a JSON object of options")
+    unknown = sorted(set(data) - set(ROOM_KEYS))
+    if unknown:
+        raise OptionError(
+            f"unknown option {safe_text(str(unknown[0]))!r}: the options are {', '.join(ROOM_KEYS)}"
+        )
+    try:
+        rules = Rules(
+            **{k: data[k] for k in ("target", "picture_exception", "lock_discards") if k in data}
+        )
+    except (TypeError, ValueError) as e:
+        raise OptionError(safe_text(str(e), 200)) from None
+    chosen = data.get("levels", default_level)
+    if isinstance(chosen, str):
+        chosen = [chosen] * 4
+    if (
+        not isinstance(chosen, list)
+        or len(chosen) not in (3, 4)
+        or not all(isinstance(x, str) and x in levels for x in chosen)
+    ):
+        raise OptionError(f"levels must be a level or a list of 3 or 4 of {', '.join(levels)}")
+    if len(chosen) == 3:  # the seats other than the host's
+        chosen = [default_level, *chosen]
+
+    def number(key: str, default: float, low: float, high: float, zero_ok: bool) -> float:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise OptionError(f"{key} must be a number of seconds")
+        value = float(value)
+        if not (low <= value <= high or (zero_ok and value == 0)):
+            off = " or 0 for none" if zero_ok else ""
+            raise OptionError(f"{key} must be {low:g} to {high:g} seconds{off}")
+        return value
+
+    grace = number("grace", 45.0, *GRACE_RANGE, zero_ok=False)
+    timer = number("turn_timer", 0.0, *TIMER_RANGE, zero_ok=True)
+    public = data.get("public", False)
+    if not isinstance(public, bool):
+        raise OptionError("public must be true or false")
+    name = data.get("name")
+    if name is not None:
+        name = check_name(name)
+    return RoomOptions(rules, list(chosen), grace, timer, public), name
+
+
+def check_name(name: Any) -> str:
+    """A display name, cleaned; raises :class:`OptionError` for none or a bad one."""
+    if not isinstance(name, str):
+        raise OptionError("a name is text")
+    cleaned = clean_text(name, MAX_NAME + 1)
+    if not cleaned:
+        raise OptionError("a name needs a letter or two")
+    if len(cleaned) > MAX_NAME:
+        raise OptionError(f"a name is at most {MAX_NAME} characters")
+    return cleaned

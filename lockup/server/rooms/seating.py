@@ -1,0 +1,285 @@
+"""Who sits where in a room, as one explicit state machine (no I/O, time passed in).
+
+A room's life::
+
+    open ──start──▶ playing ──game over──▶ over ──rematch (every present person)──▶ playing
+      │                                      │
+      └──── the host leaves, nobody left ────┴──▶ closed
+
+Its membership: each of the four seats holds a person (their player token and display
+name) or nobody; each open page belongs to a person (or to nobody, a page with no
+cookie). What a page sees is worked out from its person's seat *now*
+(:meth:`Seating.view_of`), never remembered by the page: a page whose person left,
+was removed or moved seats sees what they may see now, and its actions are checked
+against that seat at the moment they are made.
+
+The rules of membership:
+
+- People take a free seat while the room is ``open`` or ``over`` (they play the next
+  game); they give it up (``leave``) while
+  it is ``open`` or ``over``. A seat is kept while its person is away: a computer plays
+  for them once they have had no page open for the grace period (the game's part).
+- The host may leave too: the host passes to another seated person (one with a page
+  open first); with nobody else seated the room closes. A host with no page open for the
+  grace period passes the host on the same way, so someone present can always start.
+- ``start`` is the host's, only while ``open``. After a game, ``rematch`` needs the vote
+  of every seated person who has a page open (absent people do not hold the table up;
+  they keep their seat and a computer plays for them after the grace).
+- The host removes a person (``remove``) at any time but ``closed``: the seat is empty
+  (a computer's during a game) and that person's pages watch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..protocol import SPECTATOR, ProtocolError
+
+OPEN = "open"
+PLAYING = "playing"
+OVER = "over"
+CLOSED = "closed"
+STATUSES = (OPEN, PLAYING, OVER, CLOSED)
+"""A room's phases, as stored and as the pages see them."""
+__all__ = ["CLOSED", "OPEN", "OVER", "PLAYING", "SPECTATOR", "STATUSES", "Seating", "Sitter"]
+
+
+@dataclass
+class Sitter:
+    """A person at a seat: their player token and display name."""
+
+    player: str
+    name: str
+
+
+class Seating:
+    """One room's phase, seats, host, open pages and rematch votes.
+
+    Every method that changes something either changes it whole or raises
+    :class:`ProtocolError` and changes nothing. Pages are any hashable objects (the
+    server's WebSocket connections).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        seats: list[Sitter | None],
+        status: str = OPEN,
+        *,
+        grace: float = 45.0,
+        now: float = 0.0,
+    ) -> None:
+        if len(seats) != 4 or status not in STATUSES:
+            raise ValueError("a room has four seats and a known status")
+        self.host = host
+        self.seats = list(seats)
+        self.status = status
+        self.grace = grace
+        """Seconds a person may be away before they stop holding anything up: a computer
+        plays their seat, the host passes on."""
+        self.pages: dict[object, str | None] = {}
+        """Each open page and its person (None: a page with no player cookie)."""
+        self.rematch: set[int] = set()
+        """The seats whose person asked for another game (``over`` only)."""
+        self.away_since: dict[str, float] = {p: now for p in self.people()}
+        """Seated people with no page open, and since when (a room loaded from the store
+        starts with everyone away)."""
+
+    # ------------------------------------------------------------------ questions
+
+    def people(self) -> list[str]:
+        """The players seated, seat by seat."""
+        return [s.player for s in self.seats if s is not None]
+
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat ``player`` sits at now, or None."""
+        if player is None:
+            return None
+        return next(
+            (i for i, s in enumerate(self.seats) if s is not None and s.player == player), None
+        )
+
+    def view_of(self, page: object) -> int:
+        """The seat whose view ``page`` gets now: its person's seat, or :data:`SPECTATOR`."""
+        seat = self.seat_of(self.pages.get(page))
+        return SPECTATOR if seat is None else seat
+
+    def present(self, player: str | None) -> bool:
+        """Whether ``player`` has a page of the room open."""
+        return player is not None and player in self.pages.values()
+
+    def watchers(self) -> int:
+        """Open pages whose person holds no seat."""
+        return sum(1 for p in self.pages if self.view_of(p) == SPECTATOR)
+
+    def host_seat(self) -> int | None:
+        """The host's seat (None once the room is closed)."""
+        return self.seat_of(self.host)
+
+    def awaited(self) -> list[int]:
+        """``over``: the seats whose rematch vote is still needed (present, not voted)."""
+        if self.status != OVER:
+            return []
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s is not None and self.present(s.player) and i not in self.rematch
+        ]
+
+    def rematch_ready(self) -> bool:
+        """``over``: someone voted and every present seated person has."""
+        return self.status == OVER and bool(self.rematch) and not self.awaited()
+
+    def away_for(self, player: str, now: float) -> float:
+        """How long ``player`` (seated) has had no page open (0: a page is open)."""
+        since = self.away_since.get(player)
+        return 0.0 if since is None else max(0.0, now - since)
+
+    def host_passes_at(self) -> float | None:
+        """When the host, away, passes the host on (None: present, or nobody to pass to)."""
+        since = self.away_since.get(self.host)
+        if since is None or self.status == CLOSED or self._heir() is None:
+            return None
+        return since + self.grace
+
+    # ------------------------------------------------------------------ pages
+
+    def open_page(self, page: object, player: str | None) -> None:
+        """A page of ``player`` is open in the room (admission is the caller's)."""
+        self.pages[page] = player
+        if player is not None:
+            self.away_since.pop(player, None)
+
+    def close_page(self, page: object, now: float) -> None:
+        """A page closed; its person's last one gone makes them away."""
+        player = self.pages.pop(page, None)
+        if player is not None and self.seat_of(player) is not None and not self.present(player):
+            self.away_since[player] = now
+
+    # ------------------------------------------------------------------ seats
+
+    def join(self, player: str, name: str, seat: object = None, now: float = 0.0) -> int:
+        """Seat ``player`` (at ``seat``, or the first free one; ``open`` or ``over``); their
+        seat if they have one (renamed ``name``). Raises ``room-started``,
+        ``room-closed``, ``room-full``, ``bad-message``, ``seat-taken``."""
+        mine = self.seat_of(player)
+        if mine is not None:
+            self.seats[mine] = Sitter(player, name)
+            return mine
+        if self.status == CLOSED:
+            raise ProtocolError("room-closed", "The room is closed.")
+        if self.status == PLAYING:
+            raise ProtocolError(
+                "room-started", "The game has started: you may watch it.", params={"watch": True}
+            )
+        if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
+            raise ProtocolError("bad-message", '"seat" must be 0, 1, 2 or 3.')
+        free = [i for i, s in enumerate(self.seats) if s is None]
+        if seat is None:
+            if not free:
+                raise ProtocolError(
+                    "room-full", "Every seat is taken: you may watch.", params={"watch": True}
+                )
+            seat = free[0]
+        assert isinstance(seat, int)
+        if seat not in free:
+            raise ProtocolError("seat-taken", "Someone sits there already.", params={"seat": seat})
+        self.seats[seat] = Sitter(player, name)
+        if not self.present(player):
+            self.away_since[player] = now  # joined over HTTP, no page open yet
+        return seat
+
+    def leave(self, player: str) -> int:
+        """``player`` gives up their seat (``open`` or ``over``); the host passes on, and a
+        room nobody is left in closes. Returns the seat left."""
+        seat = self.seat_of(player)
+        if seat is None:
+            raise ProtocolError("not-seated", "You have no seat at this table.")
+        if self.status not in (OPEN, OVER):
+            raise ProtocolError(
+                "game-under-way", "The game is under way: close the page and a computer plays."
+            )
+        self.seats[seat] = None
+        self.rematch.discard(seat)
+        self.away_since.pop(player, None)
+        if player == self.host:
+            self._pass_host()
+        return seat
+
+    def remove(self, by: str | None, seat: object) -> str:
+        """The host removes the person at ``seat``; returns their token."""
+        if by != self.host or self.status == CLOSED:
+            raise ProtocolError("not-host", "Only the host removes someone.")
+        if type(seat) is not int or not 0 <= seat <= 3:
+            raise ProtocolError("bad-message", '"seat" must be 0, 1, 2 or 3.')
+        target = self.seats[seat]
+        if target is None or target.player == self.host:
+            raise ProtocolError("bad-seat", "Nobody to remove there.", params={"seat": seat})
+        self.seats[seat] = None
+        self.rematch.discard(seat)
+        self.away_since.pop(target.player, None)
+        return target.player
+
+    def pass_host_if_due(self, now: float) -> bool:
+        """Pass the host on if they have been away the whole grace; True if it passed."""
+        due = self.host_passes_at()
+        if due is None or now < due:
+            return False
+        self._pass_host()
+        return True
+
+    def _heir(self) -> str | None:
+        """Who would be host next: a present seated person first, then any seated one."""
+        others = [p for p in self.people() if p != self.host]
+        present = [p for p in others if self.present(p)]
+        return next(iter(present or others), None)
+
+    def _pass_host(self) -> None:
+        heir = self._heir()
+        if heir is not None:
+            self.host = heir
+        elif self.seat_of(self.host) is None:
+            self.status = CLOSED
+            self.rematch.clear()
+
+    # ------------------------------------------------------------------ games
+
+    def start(self, by: str | None) -> None:
+        """The host starts the first game (``open`` only)."""
+        if self.status == PLAYING:
+            raise ProtocolError("room-started", "The game has started.")
+        if self.status == OVER:
+            raise ProtocolError("game-over", "The game is over: ask for a rematch instead.")
+        if self.status == CLOSED:
+            raise ProtocolError("room-closed", "The room is closed.")
+        if by != self.host:
+            raise ProtocolError("not-host", "Only the host starts the game.")
+        self._playing()
+
+    def game_over(self) -> None:
+        """The room's game ended."""
+        if self.status == PLAYING:
+            self.status = OVER
+            self.rematch.clear()
+
+    def vote_rematch(self, player: str | None) -> bool:
+        """A seated person asks for another game; True once it may start (then it has)."""
+        seat = self.seat_of(player)
+        if seat is None:
+            raise ProtocolError("not-seated", "Only the people at the table play again.")
+        if self.status != OVER:
+            raise ProtocolError("game-under-way", "The game is not over yet.")
+        self.rematch.add(seat)
+        return self.start_rematch_if_ready()
+
+    def start_rematch_if_ready(self) -> bool:
+        """Start the next game if every present person voted (after a page closed, a
+        person left or was removed); True if it did."""
+        if not self.rematch_ready():
+            return False
+        self._playing()
+        return True
+
+    def _playing(self) -> None:
+        self.status = PLAYING
+        self.rematch.clear()

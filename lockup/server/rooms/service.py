@@ -1,0 +1,690 @@
+"""Rooms in the server: the stored room, its pages, and its games.
+
+A :class:`Room` holds a :class:`~.seating.Seating` (who sits where, the phase, the host,
+the open pages) and the room's current game, a
+:class:`~lockup.server.session.GameSession` like any other. :class:`RoomService` makes
+each change to the seating under the room's lock, stores it (the seating is put back
+as it was if storing fails), then brings every page in line with it: a page whose
+person's seat changed gets a new ``state`` for what it may see now
+(:meth:`RoomService._sync`).
+
+Every page of a room gets ``room`` frames (seats, names, who is connected and for how long
+a computer waits for them, spectators, the host, the phase, the rematch); they are
+snapshots, not versioned events, sent at once after a change of seats or phase and at
+most every :data:`PRESENCE_EVERY` seconds for presence alone, so that many spectators
+coming and going never flood the table. The room's games send their versioned events
+as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import logging
+import secrets
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import Connection
+
+from ...engine import DEFAULT_PLAYERS
+from ..protocol import ProtocolError, room_frame
+from ..session import GameService, GameSession, Seat, TableOptions
+from ..store import players_table, rooms_table
+from .options import RoomOptions
+from .seating import OPEN, PLAYING, SPECTATOR, Seating, Sitter
+
+log = logging.getLogger("lockup.server")
+
+PRESENCE_EVERY = 0.25
+"""Seconds between two ``room`` frames that only say who is connected or watching."""
+
+
+class RoomMember(Protocol):
+    """A page in a room (the WebSocket connection). Its :attr:`seat` is what it is sent
+    (set by the room from the seating, never by the page)."""
+
+    seat: int
+    player: str | None
+
+    def send(self, text: str) -> None:
+        """Queue a frame."""
+
+    def close(self, code: int) -> None:
+        """Close the page's connection (it reconnects)."""
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+class Room:
+    """One room in memory: its keys, options, seating and current game."""
+
+    def __init__(
+        self,
+        room_id: str,
+        invite: str,
+        watch: str,
+        options: RoomOptions,
+        seating: Seating,
+        game_id: str | None,
+    ) -> None:
+        self.id = room_id
+        self.invite = invite
+        self.watch = watch
+        self.options = options
+        self.seating = seating
+        self.game_id = game_id
+        self.session: GameSession | None = None
+        self.lock = asyncio.Lock()
+        self._presence: asyncio.TimerHandle | None = None
+        self._last_sent = 0.0
+        self._host_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def status(self) -> str:
+        """The phase: ``open``, ``playing``, ``over`` or ``closed``."""
+        return self.seating.status
+
+    @property
+    def host(self) -> str:
+        """The host's player token."""
+        return self.seating.host
+
+    @property
+    def members(self) -> list[RoomMember]:
+        """The room's open pages."""
+        return list(self.seating.pages)  # type: ignore[arg-type]
+
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat ``player`` sits at now, or None."""
+        return self.seating.seat_of(player)
+
+    def may_watch(self, key: str | None) -> bool:
+        """Whether ``key`` opens the room to a spectator: the watch key, or the invite
+        (a latecomer with the invite watches); any key for a public room."""
+        return self.options.public or self._matches(key, self.watch) or self.may_join(key)
+
+    def may_join(self, invite: str | None) -> bool:
+        """Whether ``invite`` lets a person take a seat (anyone, for a public room)."""
+        return self.options.public or self._matches(invite, self.invite)
+
+    @staticmethod
+    def _matches(key: str | None, secret: str) -> bool:
+        return key is not None and secrets.compare_digest(key.encode(), secret.encode())
+
+    def _game_seats(self) -> bool:
+        """Whether the seats are the game's now (a game under way at this table)."""
+        session = self.session
+        return self.status == PLAYING and session is not None and session.id == self.game_id
+
+    def snapshot(self, viewer: str | None) -> dict[str, Any]:
+        """The room as ``viewer`` (a player token) may see it: links only for people
+        seated, nobody's token."""
+        seating = self.seating
+        you = seating.seat_of(viewer)
+        seats = []
+        for i, sitter in enumerate(seating.seats):
+            entry: dict[str, Any] = {
+                "seat": i,
+                "name": sitter.name if sitter else None,
+                "level": self.options.levels[i],
+                "takeover_in": None,
+            }
+            if self._game_seats():
+                assert self.session is not None
+                who = self.session.seats[i]
+                entry["kind"] = "person" if who.kind == "human" else "computer"
+                entry["name"] = self.session.names[i]
+                entry["connected"] = who.kind == "human" and self.session.connected(i)
+                entry["away"] = who.away
+                entry["takeover_in"] = self.session.takeover_in(i)
+            else:
+                entry["kind"] = "person" if sitter else "empty"
+                entry["connected"] = sitter is not None and seating.present(sitter.player)
+                entry["away"] = False
+            seats.append(entry)
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "host": seating.host_seat(),
+            "you": you,
+            "seats": seats,
+            "watchers": seating.watchers(),
+            "options": self.options.to_dict(),
+            "game": self.game_id,
+            "rematch": sorted(seating.rematch),
+            "rematch_waiting": seating.awaited(),
+        }
+        if you is not None:
+            out["invite"] = self.invite
+            out["watch"] = self.watch
+        return out
+
+    def broadcast(self) -> None:
+        """Send every page of the room its ``room`` frame now (the spectators' frame, the
+        same for each of them, is built once)."""
+        if self._presence is not None:
+            self._presence.cancel()
+            self._presence = None
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing is waiting
+            self._last_sent = _loop_time()
+        frames: dict[int | None, str] = {}
+        for member in self.members:
+            seat = self.seating.seat_of(member.player)
+            text = frames.get(seat)
+            if text is None:
+                text = frames[seat] = room_frame(self.snapshot(member.player))
+            member.send(text)
+
+    def presence_changed(self) -> None:
+        """Someone connected, left or started watching: a ``room`` frame soon, at most
+        one every :data:`PRESENCE_EVERY` seconds."""
+        if self._presence is not None:
+            return
+        wait = self._last_sent + PRESENCE_EVERY - _loop_time()
+        if wait <= 0:
+            self.broadcast()
+            return
+
+        def send() -> None:
+            self._presence = None
+            self.broadcast()
+
+        self._presence = asyncio.get_running_loop().call_later(wait, send)
+
+    def to_row(self) -> dict[str, Any]:
+        """The room's row in the store."""
+        seats = [
+            {"player": s.player, "name": s.name} if s else {"player": None, "name": None}
+            for s in self.seating.seats
+        ]
+        return {
+            "id": self.id,
+            "invite": self.invite,
+            "watch": self.watch,
+            "host": self.seating.host,
+            "options": json.dumps(self.options.to_dict()),
+            "seats": json.dumps(seats, ensure_ascii=False),
+            "game_id": self.game_id,
+            "status": self.status,
+            "public": self.options.public,
+        }
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def no_room() -> ProtocolError:
+    """The one answer to a room id that does not exist or a key that does not open it, so
+    that guessing learns nothing."""
+    return ProtocolError("no-room", "There is no such room, or the link is not valid.")
+
+
+class RoomService:
+    """Creates, finds, fills and starts rooms; keeps them in memory while used."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.store = games.store
+        self.rooms: dict[str, Room] = {}
+        games.on_load = self._attach_loaded
+        games.on_lost_room = self._lost
+        games.on_forget_room_game = self._release_if_idle
+
+    def _lost(self, room_id: str) -> None:
+        """Another process took the room over: drop this copy; its pages reconnect."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return
+        for member in room.members:
+            member.close(1012)
+        room.seating.pages.clear()
+
+    # ------------------------------------------------------------------ store
+
+    def _op_save(self, room: Room, *, new: bool = False) -> Callable[[Connection], None]:
+        row = room.to_row()
+
+        def op(conn: Connection) -> None:
+            now = _now()
+            if new:
+                conn.execute(rooms_table.insert().values(**row, created_at=now, updated_at=now))
+            else:
+                conn.execute(
+                    update(rooms_table)
+                    .where(rooms_table.c.id == room.id)
+                    .values(**row, updated_at=now)
+                )
+
+        return op
+
+    async def _save(self, room: Room, *, new: bool = False) -> None:
+        """Store the room, under its lease when several processes share the database."""
+        leases = self.games.leases
+        lease = leases.held.get(f"room:{room.id}") if leases is not None else None
+        await self.store.write(self._op_save(room, new=new), lease=lease)
+
+    @contextlib.contextmanager
+    def _undo_on_error(self, room: Room) -> Iterator[None]:
+        """Put the seating back as it was if the change fails (storing it, say)."""
+        s = room.seating
+        kept = (copy.deepcopy(s.seats), s.host, s.status, set(s.rematch), dict(s.away_since))
+        try:
+            yield
+        except BaseException:
+            s.seats, s.host, s.status, s.rematch, s.away_since = kept
+            raise
+
+    async def get(self, room_id: Any, *, live: bool = True) -> Room | None:
+        """The room ``room_id`` (loaded from the store if need be), or None; ``live``: with
+        its game in memory too."""
+        if not isinstance(room_id, str) or not 1 <= len(room_id) <= 16:
+            return None
+        room = self.rooms.get(room_id)
+        if room is None:
+
+            def read(conn: Connection) -> Any:
+                return conn.execute(select(rooms_table).where(rooms_table.c.id == room_id)).first()
+
+            leases = self.games.leases
+            if leases is not None:  # raises OwnedElsewhere while another process has it
+                await leases.acquire(f"room:{room_id}")
+            row = await self.store.read(read)
+            if row is None:
+                if leases is not None:
+                    leases.release_soon(f"room:{room_id}")
+                return None
+            room = self.rooms.get(room_id)  # loaded meanwhile by another page
+            if room is None:
+                room = self.rooms[room_id] = self._from_row(row)
+        if live:
+            await self._live(room)
+        return room
+
+    def _from_row(self, row: Any) -> Room:
+        options = RoomOptions.from_dict(json.loads(row.options))
+        sitters = [
+            Sitter(d["player"], d.get("name") or DEFAULT_PLAYERS[i]) if d.get("player") else None
+            for i, d in enumerate(json.loads(row.seats))
+        ]
+        seating = Seating(row.host, sitters, row.status, grace=options.grace, now=_loop_time())
+        return Room(row.id, row.invite, row.watch, options, seating, row.game_id)
+
+    async def _live(self, room: Room) -> None:
+        """Make sure the room's game is in memory (it leaves when nobody uses it)."""
+        if room.game_id is None or (room.session is not None and not room.session.closed):
+            return
+        room.session = await self.games.get(room.game_id)
+        if room.session is not None:
+            self._attach(room, room.session)
+
+    async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Public rooms people may still join, newest first."""
+
+        def read(conn: Connection) -> Any:
+            return conn.execute(
+                select(rooms_table.c.id, rooms_table.c.seats, rooms_table.c.options)
+                .where(rooms_table.c.public.is_(True), rooms_table.c.status == OPEN)
+                .order_by(rooms_table.c.created_at.desc())
+                .limit(limit)
+            ).all()
+
+        out = []
+        for row in await self.store.read(read):
+            seats = json.loads(row.seats)
+            options = json.loads(row.options)
+            out.append(
+                {
+                    "room": row.id,
+                    "host": seats[0].get("name"),
+                    "seated": sum(1 for s in seats if s.get("player")),
+                    "options": {
+                        k: options[k]
+                        for k in (
+                            "target",
+                            "picture_exception",
+                            "lock_discards",
+                            "levels",
+                            "turn_timer",
+                        )
+                    },
+                }
+            )
+        return out
+
+    # ------------------------------------------------------------------ names
+
+    async def name_of(self, player: str) -> str | None:
+        """The display name ``player`` chose, or None."""
+
+        def read(conn: Connection) -> Any:
+            return conn.execute(
+                select(players_table.c.name).where(players_table.c.id == player)
+            ).scalar_one_or_none()
+
+        name: str | None = await self.store.read(read)
+        return name
+
+    async def set_name(self, player: str, name: str) -> None:
+        """Keep ``name`` as ``player``'s display name."""
+
+        def op(conn: Connection) -> None:
+            done = conn.execute(
+                update(players_table).where(players_table.c.id == player).values(name=name)
+            ).rowcount
+            if not done:
+                conn.execute(players_table.insert().values(id=player, name=name, created_at=_now()))
+
+        await self.store.write(op)
+
+    # ------------------------------------------------------------------ seats
+
+    async def create(self, host: str, options: RoomOptions, name: str | None) -> Room:
+        """A new room with ``host`` at South."""
+        if name is not None:
+            await self.set_name(host, name)
+        else:
+            name = await self.name_of(host) or DEFAULT_PLAYERS[0]
+        seating = Seating(
+            host,
+            [Sitter(host, name), None, None, None],
+            OPEN,
+            grace=options.grace,
+            now=_loop_time(),
+        )
+        room = Room(
+            secrets.token_urlsafe(9),
+            secrets.token_urlsafe(18),
+            secrets.token_urlsafe(18),
+            options,
+            seating,
+            None,
+        )
+        if self.games.leases is not None:
+            await self.games.leases.acquire(f"room:{room.id}")
+        await self._save(room, new=True)
+        self.rooms[room.id] = room
+        return room
+
+    async def join(
+        self, room: Room, player: str, invite: str | None, seat: Any, name: str | None
+    ) -> int:
+        """Seat ``player`` (at ``seat``, or the first free one); the seat they have if they
+        sit there already. Raises :class:`ProtocolError`."""
+        if room.seat_of(player) is None and not room.may_join(invite):
+            raise no_room()
+        stored = await self.name_of(player) if name is None else None
+        async with room.lock:
+            seating = room.seating
+            mine = seating.seat_of(player)
+            if mine is not None:
+                sitter = seating.seats[mine]
+                if name is None or (sitter is not None and sitter.name == name):
+                    return mine
+            with self._undo_on_error(room):
+                taken = seating.join(player, name or "", seat, _loop_time())
+                sitter = seating.seats[taken]
+                if sitter is not None and not sitter.name:
+                    sitter.name = stored or DEFAULT_PLAYERS[taken]
+                await self._save(room)
+        self._sync(room)
+        room.broadcast()
+        return taken
+
+    async def leave(self, room: Room, player: str) -> None:
+        """``player`` gives up their seat (``open`` or between games); the host passes
+        on, and a room nobody is left in closes."""
+        async with room.lock:
+            with self._undo_on_error(room):
+                room.seating.leave(player)
+                await self._save(room)
+            await self._rematch_if_ready(room)
+        self._after_seats(room)
+
+    async def remove(self, room: Room, player: str | None, seat: int) -> None:
+        """The host removes the person at ``seat``: their seat is empty (a computer's in
+        a game under way) and their pages watch."""
+        async with room.lock:
+            with self._undo_on_error(room):
+                room.seating.remove(player, seat)
+                await self._save(room)
+            session = room.session
+            if session is not None and room._game_seats():
+                await session.replace_by_computer(seat, DEFAULT_PLAYERS[seat] if seat else "South")
+            await self._rematch_if_ready(room)
+        self._after_seats(room)
+
+    def _after_seats(self, room: Room) -> None:
+        """After a change of seats: every page in line, the room sent, the host timer."""
+        self._sync(room)
+        room.broadcast()
+        self._watch_host(room)
+
+    # ------------------------------------------------------------------ games
+
+    async def start(self, room: Room, player: str | None) -> GameSession:
+        """The host starts the game: the empty seats are computers."""
+        async with room.lock:
+            with self._undo_on_error(room):
+                room.seating.start(player)
+                session = await self._new_game(room)
+        self._after_game(room, session)
+        return session
+
+    async def rematch(self, room: Room, player: str | None) -> GameSession | None:
+        """A seated person wants another game; once every present person has, it starts."""
+        async with room.lock:
+            with self._undo_on_error(room):
+                ready = room.seating.vote_rematch(player)
+                session = await self._new_game(room) if ready else None
+        if session is None:
+            room.broadcast()
+        else:
+            self._after_game(room, session)
+        return session
+
+    async def _rematch_if_ready(self, room: Room) -> None:
+        """Start the next game if the last vote awaited is no longer needed (call holding
+        ``room.lock``)."""
+        if not room.seating.rematch_ready():
+            return
+        with self._undo_on_error(room):
+            room.seating.start_rematch_if_ready()
+            session = await self._new_game(room)
+        self._after_game(room, session)
+
+    def _after_game(self, room: Room, session: GameSession) -> None:
+        """A new game at the table: pages moved to it, a computer waits only what is left
+        of the grace for a person already away."""
+        room.broadcast()
+        for member in room.members:
+            self._enter(room, member, 0)
+        now = _loop_time()
+        waits = {}
+        for seat, sitter in enumerate(room.seating.seats):
+            if sitter is not None and not session.connected(seat):
+                waits[seat] = max(
+                    0.0, room.options.grace - room.seating.away_for(sitter.player, now)
+                )
+        session.start_graces(waits)
+
+    async def _new_game(self, room: Room) -> GameSession:
+        """A new game at the room's table (call holding ``room.lock``)."""
+        seats: list[Seat] = []
+        names: list[str] = []
+        for i, sitter in enumerate(room.seating.seats):
+            level = room.options.levels[i]
+            if sitter is not None:
+                seats.append(Seat("human", player=sitter.player, level=level))
+                names.append(sitter.name or DEFAULT_PLAYERS[i])
+            else:
+                seats.append(Seat("bot", level=level))
+                names.append(DEFAULT_PLAYERS[i] if i else "South")
+        session = await self.games.new_game_at(
+            seats,
+            names,
+            room.options.rules,
+            [],  # a room's game is reached through the room, not a person's own table at /
+            room_id=room.id,
+            prepare=lambda s: self._attach(room, s),
+        )
+        before = room.game_id, room.session
+        room.game_id = session.id
+        room.session = session
+        try:
+            await self._save(room)
+        except BaseException:
+            room.game_id, room.session = before
+            raise
+        return session
+
+    # ------------------------------------------------------------------ pages
+
+    def connect(self, room: Room, member: RoomMember, since: int) -> None:
+        """A page joins the room (admitted by the caller): its ``room`` frame, then the
+        game's state or events for what its person may see."""
+        room.seating.open_page(member, member.player)
+        member.seat = self._view(room, member)
+        member.send(room_frame(room.snapshot(member.player)))
+        self._enter(room, member, since)
+        room.presence_changed()
+        self._watch_host(room)
+
+    def disconnect(self, room: Room, member: RoomMember) -> None:
+        """A page leaves the room; a room nobody is in leaves memory (it stays stored)."""
+        if member not in room.seating.pages:
+            return
+        room.seating.close_page(member, _loop_time())
+        if room.session is not None:
+            room.session.leave(member)
+        if room.seating.rematch_ready():  # the one vote awaited was this person's
+            asyncio.get_running_loop().create_task(self._rematch_quietly(room))
+        room.presence_changed()
+        self._watch_host(room)
+        if not room.seating.pages and self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+            self._release_if_idle(room.id)
+
+    async def _rematch_quietly(self, room: Room) -> None:
+        try:
+            async with room.lock:
+                await self._rematch_if_ready(room)
+        except Exception as e:  # the votes stay; the next vote or page tries again
+            log.error("room %s: the rematch could not start: %r", room.id, e)
+
+    def _view(self, room: Room, member: RoomMember) -> int:
+        """The seat whose view ``member`` gets now: its person's seat if they play it in
+        the room's game (or there is none yet), else :data:`SPECTATOR`."""
+        seat = room.seating.view_of(member)
+        session = room.session
+        if seat != SPECTATOR and session is not None and session.seat_of(member.player) != seat:
+            return SPECTATOR
+        return seat
+
+    def _sync(self, room: Room) -> None:
+        """Bring every page in line with the seating: a page whose view changed gets the
+        game afresh for what it may see now."""
+        for member in room.members:
+            view = self._view(room, member)
+            if view != member.seat:
+                if room.session is not None:
+                    room.session.leave(member)
+                member.seat = view
+                self._enter(room, member, 0)
+
+    def _enter(self, room: Room, member: RoomMember, since: int) -> None:
+        """Subscribe ``member`` to the room's game at the seat it may see now."""
+        session = room.session
+        member.seat = self._view(room, member)
+        if session is None:
+            return
+        before: GameSession | None = getattr(member, "session", None)
+        if before is not None and before is not session:
+            before.leave(member)
+        session.leave(member)
+        session.join(member, since)
+        setter = getattr(member, "set_session", None)
+        if setter is not None:
+            setter(session)
+
+    def _watch_host(self, room: Room) -> None:
+        """Pass the host on once they have been away the grace (someone present can then
+        start, remove or be asked); checked again when it is due."""
+        if room._host_timer is not None:
+            room._host_timer.cancel()
+            room._host_timer = None
+        due = room.seating.host_passes_at()
+        if due is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def check() -> None:
+            room._host_timer = None
+            if self.rooms.get(room.id) is room:
+                loop.create_task(self._pass_host(room))
+
+        room._host_timer = loop.call_later(max(0.0, due - loop.time()), check)
+
+    async def _pass_host(self, room: Room) -> None:
+        async with room.lock:
+            try:
+                with self._undo_on_error(room):
+                    if not room.seating.pass_host_if_due(_loop_time()):
+                        return
+                    await self._save(room)
+            except Exception as e:
+                log.error("room %s: the host could not be passed on: %r", room.id, e)
+                return
+        room.broadcast()
+        self._watch_host(room)
+
+    def _release_if_idle(self, room_id: str) -> None:
+        """Several processes: give the room's lease back once neither the room nor its
+        game is in memory here (the next page of it may land on any process)."""
+        leases = self.games.leases
+        if leases is None or room_id in self.rooms:
+            return
+        if any(s.room_id == room_id for s in self.games.sessions.values()):
+            return
+        leases.release_soon(f"room:{room_id}")
+
+    def _attach(self, room: Room, session: GameSession) -> None:
+        """Make ``session`` the room's game: its table options, spectators, presence."""
+        session.table = TableOptions(grace=room.options.grace, turn_timer=room.options.turn_timer)
+        session.open_to_spectators()
+        session.room_id = room.id
+
+        def changed(s: GameSession) -> None:
+            if s.game.is_over and room.status == PLAYING and room.session is s:
+                room.seating.game_over()
+                asyncio.get_running_loop().create_task(self._save_quietly(room))
+                room.broadcast()
+            else:
+                room.presence_changed()
+
+        session.on_change = changed
+
+    async def _save_quietly(self, room: Room) -> None:
+        try:
+            await self._save(room)
+        except Exception as e:  # the status is rebuilt from the game on load
+            log.error("room %s: could not be saved: %r", room.id, e)
+
+    async def _attach_loaded(self, session: GameSession) -> None:
+        """A room's game loaded from the store (after a restart): attach it to its room."""
+        room = await self.get(session.room_id, live=False)  # the game is being loaded
+        if room is None:
+            return
+        self._attach(room, session)
+        if room.game_id == session.id:
+            room.session = session
+            if session.game.is_over:
+                room.seating.game_over()
+        session.start_graces()
