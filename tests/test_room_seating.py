@@ -42,6 +42,7 @@ from lockup.server.rooms import (
     OPEN,
     OVER,
     PLAYING,
+    RELOAD_WAIT,
     SPECTATOR,
     RoomOptions,
     RoomService,
@@ -130,7 +131,7 @@ class SeatingMachine(RuleBasedStateMachine):
 
     @rule(who=person)
     def rematch(self, who: str) -> None:
-        self.attempt(self.s.vote_rematch, who)
+        self.attempt(self.s.vote_rematch, who, self.now)
 
     @rule(seconds=st.floats(0, 30))
     def time_passes(self, seconds: float) -> None:
@@ -139,7 +140,7 @@ class SeatingMachine(RuleBasedStateMachine):
 
     @rule()
     def rematch_after_a_page_closed(self) -> None:
-        self.s.start_rematch_if_ready()
+        self.s.start_rematch_if_ready(self.now)
 
     @invariant()
     def one_seat_a_person(self) -> None:
@@ -154,9 +155,6 @@ class SeatingMachine(RuleBasedStateMachine):
 
     @invariant()
     def someone_can_always_start_or_leave(self) -> None:
-        self.in_loop(self._someone_can_always_start_or_leave)
-
-    def _someone_can_always_start_or_leave(self) -> None:
         if self.s.status == CLOSED:
             assert self.s.people() == []
             return
@@ -168,9 +166,11 @@ class SeatingMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_rematch_waits_only_on_present_people(self) -> None:
-        for i in self.s.awaited():
+        for i in self.s.awaited(self.now):
             sitter = self.s.seats[i]
-            assert sitter is not None and self.s.present(sitter.player)
+            assert sitter is not None
+            gone = self.s.away_for(sitter.player, self.now)
+            assert self.s.present(sitter.player) or gone < RELOAD_WAIT
         if self.s.status != OVER:
             assert not self.s.rematch
 

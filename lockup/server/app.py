@@ -11,7 +11,9 @@ import contextlib
 import functools
 import gc
 import logging
+import re
 from collections.abc import AsyncIterator, Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -91,6 +93,48 @@ def _page(name: str) -> Any:
         return response
 
     return page
+
+
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a room id in a page's address may be (the page's own check, js/room-core.js)."""
+
+
+def _not_found_page() -> Response:
+    """The site's own page for an address that leads nowhere (status 404)."""
+    response = FileResponse(
+        STATIC_DIR / "notfound.html", status_code=404, media_type="text/html; charset=utf-8"
+    )
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _room_page() -> Any:
+    """``/room/{id}`` and ``/watch/{id}``: the table's page, or the not-found page for an id
+    that cannot be a room's (``/room/<script>`` deals no game of its own)."""
+    table = _page("index.html")
+
+    async def page(request: Request) -> Response:
+        if not ROOM_ID.fullmatch(request.path_params["room_id"]):
+            return _not_found_page()
+        response: Response = await table(request)
+        return response
+
+    return page
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """An address that leads nowhere: a person's browser gets the site's page; the API,
+    the static files and other clients the short answer they had."""
+    path = request.url.path
+    accept = request.headers.get("accept", "")
+    if (
+        request.method in ("GET", "HEAD")
+        and "text/html" in accept
+        and not path.startswith(("/api/", "/static/", "/ws"))
+    ):
+        return _not_found_page()
+    detail = getattr(exc, "detail", None) or "Not Found"
+    return PlainTextResponse(str(detail), 404)
 
 
 def _game_json(session: GameSession, seat: int) -> dict[str, Any]:
@@ -246,11 +290,23 @@ async def api_new_room(request: Request) -> Response:
     except OptionError as e:
         return _error(400, e)
     token, new = await _player(request)
+    guards: Guards = request.app.state.guards
     try:
-        await request.app.state.guards.new_game(token, _address(request))
+        await guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
-    room = await _rooms(request).create(token, options, name)
+    if options.public:
+        store = _service(request).store
+        tag = await store.address_tag(_address(request))
+        async with guards.public_rooms(tag):  # counted, made and tagged as one
+            try:
+                await _check_public_rooms(request, token, tag)
+            except ProtocolError as e:
+                return _error(429, e)
+            room = await _rooms(request).create(token, options, name)
+            await store.tag_room(room.id, tag)
+    else:
+        room = await _rooms(request).create(token, options, name)
     response = JSONResponse(
         {
             "room": room.id,
@@ -263,9 +319,39 @@ async def api_new_room(request: Request) -> Response:
     return response
 
 
+async def _check_public_rooms(request: Request, token: str, tag: str) -> None:
+    """Refuse (``too-many-rooms``) a public room to a player, or to the address whose tag
+    (:meth:`Store.address_tag`) is ``tag``, that holds its cap of open public rooms
+    already (docs/server.md, "Limits")."""
+    guards: Guards = request.app.state.guards
+    limits = guards.limits
+    store = _service(request).store
+    now = datetime.now(UTC)
+    rooms = await store.open_public_rooms(
+        token, tag, now - timedelta(seconds=limits.public_room_hold)
+    )
+    for cap, mine, who in (
+        (limits.public_rooms_player, [t for host, _, t in rooms if host], "You have"),
+        (guards.public_rooms_address, [t for _, by, t in rooms if by], "Your address has"),
+    ):
+        if cap and len(mine) >= cap:
+            # The oldest of them stops counting first.
+            free_at = sorted(mine)[len(mine) - cap] + timedelta(seconds=limits.public_room_hold)
+            wait = max(1, round((free_at - now).total_seconds() + 0.5))
+            raise ProtocolError(
+                "too-many-rooms",
+                f"{who} {len(mine)} public tables open already (at most {cap}): start one or"
+                f" make this one private, or try again in {wait} s.",
+                params={"retry_after": wait, "limit": cap},
+            )
+
+
 async def api_lobby(request: Request) -> Response:
-    """``GET /api/rooms``: the public rooms with a free seat."""
-    return JSONResponse({"rooms": await _rooms(request).lobby()})
+    """``GET /api/rooms``: the public rooms with a free seat, newest first, a few of each
+    address at most."""
+    limits: Limits = request.app.state.guards.limits
+    rooms = await _rooms(request).lobby(limits.lobby_size, limits.lobby_per_address)
+    return JSONResponse({"rooms": rooms})
 
 
 FORWARDED = "x-lockup-forwarded"
@@ -337,14 +423,23 @@ async def api_join_room(request: Request) -> Response:
         return _error(400, OptionError("the body must be a JSON object"))
     except OptionError as e:
         return _error(400, e)
+    seat = data.get("seat")
+    if seat is not None and (
+        isinstance(seat, bool) or not isinstance(seat, int) or seat not in range(4)
+    ):
+        return _error(400, ProtocolError("bad-message", '"seat" must be 0 to 3.'))
+    token, new = await _player(request)
+    try:
+        await request.app.state.guards.seat_change(token, _address(request))
+    except ProtocolError as e:
+        return _error(429, e)
     room = await rooms.get(request.path_params["room_id"])
     if room is None:
         return _error(404, no_room())
-    token, new = await _player(request)
     invite = data.get("invite")
     try:
         seat = await rooms.join(
-            room, token, invite if isinstance(invite, str) else None, data.get("seat"), name
+            room, token, invite if isinstance(invite, str) else None, seat, name
         )
     except ProtocolError as e:
         status = {"no-room": 404, "bad-message": 400}.get(e.code, 409)
@@ -360,8 +455,12 @@ async def api_leave_room(request: Request) -> Response:
     forwarded = await _elsewhere(request)
     if forwarded is not None:
         return forwarded
-    room = await _rooms(request).get(request.path_params["room_id"])
     token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    try:
+        await request.app.state.guards.seat_change(token, _address(request))
+    except ProtocolError as e:
+        return _error(429, e)
+    room = await _rooms(request).get(request.path_params["room_id"])
     if room is None or token is None or room.seat_of(token) is None:
         return _error(404, no_room())
     try:
@@ -380,11 +479,16 @@ async def api_profile(request: Request) -> Response:
             data = await _json_body(request)
             if not isinstance(data, dict) or set(data) != {"name"}:
                 raise OptionError('the body is {"name": ...}')
-            await rooms.set_name(token, check_name(data["name"]))
+            name = check_name(data["name"])
         except ProtocolError:
             return _error(400, OptionError("the body must be a JSON object"))
         except OptionError as e:
             return _error(400, e)
+        try:
+            await request.app.state.guards.name_change(token, _address(request))
+        except ProtocolError as e:
+            return _error(429, e)
+        await rooms.set_name(token, name)
     response = JSONResponse({"name": await rooms.name_of(token)})
     if new:
         _set_cookie(request, response, token)
@@ -573,8 +677,8 @@ def create_app(
         Route("/", _page("index.html")),
         Route("/rules", _page("rules.html")),
         Route("/help", _page("help.html")),
-        Route("/room/{room_id}", _page("index.html")),
-        Route("/watch/{room_id}", _page("index.html")),
+        Route("/room/{room_id}", _room_page()),
+        Route("/watch/{room_id}", _room_page()),
         Route("/lobby", _page("index.html")),
         Route("/review/{game_id}", _page("review.html")),
         Route("/history", _page("history.html")),
@@ -604,6 +708,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(SecurityMiddleware, hosts=hosts)],
+        exception_handlers={404: _not_found},
     )
     app.state.service = service
     app.state.rooms = RoomService(service)

@@ -175,6 +175,8 @@ class GameSession:
         self.last_active = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
         self._away_timers: dict[int, asyncio.TimerHandle] = {}
+        self._taking_over: set[int] = set()
+        """Seats whose grace ran out, the computer's takeover under way."""
         self._clock: tuple[int, int, float, asyncio.TimerHandle] | None = None
         """The running turn timer: (seat, seq, deadline on the loop's clock, handle)."""
 
@@ -261,7 +263,7 @@ class GameSession:
                 timer.cancel()
             if self.seats[sub.seat].away:
                 asyncio.get_running_loop().create_task(self._set_away(sub.seat, False))
-        if first or sub.seat == SPECTATOR:
+        if first and sub.seat != SPECTATOR:
             self._changed()
 
     def leave(self, sub: Subscriber) -> None:
@@ -293,6 +295,7 @@ class GameSession:
         def expired() -> None:
             self._away_timers.pop(seat, None)
             if not self.connected(seat):
+                self._taking_over.add(seat)
                 loop.create_task(self._set_away(seat, True))
 
         self._away_timers[seat] = loop.call_later(grace, expired)
@@ -306,6 +309,8 @@ class GameSession:
 
     def takeover_in(self, seat: int) -> float | None:
         """Seconds until a computer plays for ``seat``'s person, away now, or None."""
+        if seat in self._taking_over:
+            return 0.0
         timer = self._away_timers.get(seat)
         if timer is None:
             return None
@@ -314,6 +319,13 @@ class GameSession:
     async def _set_away(self, seat: int, away: bool) -> None:
         """A computer takes over ``seat`` (``away``), or its person takes it back: an event
         (``takeover`` or ``reclaim``) every viewer sees."""
+        try:
+            await self._set_away_locked(seat, away)
+        finally:
+            if away:
+                self._taking_over.discard(seat)
+
+    async def _set_away_locked(self, seat: int, away: bool) -> None:
         async with self.lock:
             who = self.seats[seat]
             if self.closed or who.away == away or who.kind != "human":

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -136,10 +138,15 @@ rooms_table = Table(
     Column("public", Boolean, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("address_tag", String(32), nullable=True),
     Index("ix_rooms_public_status", "public", "status"),
+    Index("ix_rooms_address_tag", "address_tag"),
 )
 """A room: its secrets (the invite and the watch link), its host (a player token), options
-and seats (JSON), its current game and status (``open``, ``playing``, ``closed``)."""
+and seats (JSON), its current game and status (``open``, ``playing``, ``closed``), and
+``address_tag``: a keyed hash of the client address that made it (:meth:`Store.address_tag`;
+never the address itself; None for a room made before revision 0006), so that an address's
+public rooms can be counted and the lobby can show few of each."""
 
 game_events_table = Table(
     "game_events",
@@ -874,6 +881,75 @@ class Store:
         except IntegrityError:
             return False
         return True
+
+    async def address_tag(self, address: str) -> str:
+        """A keyed hash of a client address (HMAC-SHA-256 with the server's secret
+        ``address-key``, 128 bits in hex): the same for the same address on this database,
+        and nothing that gives the address back (rooms keep it, not the address)."""
+        key = await self.secret("address-key")
+        return hmac.new(key, address.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:32]
+
+    # ------------------------------------------------------------------ rooms
+
+    async def tag_room(self, room_id: str, tag: str) -> None:
+        """Keep ``tag`` (:meth:`address_tag`) as the address that made room ``room_id``."""
+
+        def op(conn: Connection) -> None:
+            conn.execute(
+                update(rooms_table).where(rooms_table.c.id == room_id).values(address_tag=tag)
+            )
+
+        await self.write(op)
+
+    async def open_public_rooms(
+        self, host: str, tag: str, since: datetime
+    ) -> list[tuple[bool, bool, datetime]]:
+        """The public rooms still open, made or changed since ``since``, whose host is
+        ``host`` or which address ``tag`` made: (whether the host's, whether the address's,
+        when last changed) for each."""
+        r = rooms_table.c
+
+        def read(conn: Connection) -> list[tuple[bool, bool, datetime]]:
+            rows = conn.execute(
+                select(r.host, r.address_tag, r.updated_at).where(
+                    r.public.is_(True),
+                    r.status == "open",
+                    r.updated_at >= since,
+                    or_(r.host == host, r.address_tag == tag),
+                )
+            ).all()
+            return [(row[0] == host, row[1] == tag, _aware(row[2])) for row in rows]
+
+        result: list[tuple[bool, bool, datetime]] = await self.read(read)
+        return result
+
+    async def lobby_rows(self, limit: int, per_address: int) -> list[Any]:
+        """The public rooms still open, newest first: at most ``per_address`` of those one
+        address made (the newest of them), ``limit`` in all; each row ``(id, host, seats,
+        options)`` as stored (JSON text)."""
+        r = rooms_table.c
+        rank = (
+            func.row_number()
+            .over(partition_by=func.coalesce(r.address_tag, r.id), order_by=r.created_at.desc())
+            .label("rank")
+        )
+        ranked = (
+            select(r.id, r.host, r.seats, r.options, r.created_at, rank)
+            .where(r.public.is_(True), r.status == "open")
+            .subquery()
+        )
+        query = (
+            select(ranked.c.id, ranked.c.host, ranked.c.seats, ranked.c.options)
+            .where(ranked.c.rank <= per_address)
+            .order_by(ranked.c.created_at.desc())
+            .limit(limit)
+        )
+
+        def read(conn: Connection) -> list[Any]:
+            return list(conn.execute(query).all())
+
+        rows: list[Any] = await self.read(read)
+        return rows
 
     # ------------------------------------------------------------------ leases
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,38 @@ class Limits:
     """New games per client address: 30 at once, then one every 2 seconds."""
     chat: Rate = field(default_factory=lambda: Rate(5, 3.0))
     """Chat lines and reactions per player: 5 at once, then one every 3 seconds."""
+    hellos_connection: Rate = field(default_factory=lambda: Rate(10, 2.0))
+    """``hello`` per connection (a page says it on (re)connecting, and after a gap at most
+    every 2 seconds): 10 at once, then one every 2 seconds. Off with ``messages`` off."""
+    hellos_address: Rate = field(default_factory=lambda: Rate(120, 0.1))
+    """``hello`` per client address (a household or an office behind one address): 120 at
+    once, then 10 a second. Off with ``new_games_address`` off (a load test from one
+    address)."""
+    seats_player: Rate = field(default_factory=lambda: Rate(10, 6.0))
+    """Seats taken or given up in rooms (``join``, ``leave``) per player: 10 at once, then
+    one every 6 seconds."""
+    seats_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """The same per client address: 30 at once, then one every 2 seconds."""
+    names_player: Rate = field(default_factory=lambda: Rate(5, 12.0))
+    """Display names set (``POST /api/profile``) per player: 5 at once, then one every 12
+    seconds."""
+    names_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """The same per client address: 30 at once, then one every 2 seconds."""
+    public_rooms_player: int = 2
+    """Public rooms one player may hold open at once (0: no cap)."""
+    public_rooms_address: int = 3
+    """Public rooms one client address may hold open at once (0: no cap)."""
+    public_room_hold: float = 3600.0
+    """How long (seconds) an open public room counts against its host and address after it
+    was made or last changed (a room left open and forgotten stops counting)."""
+    lobby_per_address: int = 2
+    """The lobby shows at most this many rooms made from one address (the newest)."""
+    lobby_size: int = 50
+    """The lobby shows at most this many rooms."""
+    spectators_room: int = 100
+    """Spectators of one room at once (0: no cap)."""
+    spectators_address: int = 16
+    """Spectators from one client address at once, all rooms together (0: no cap)."""
 
 
 class Guards:
@@ -79,6 +112,107 @@ class Guards:
         self.chat = limiter(limits.chat, "chat")
         self.new_games_player = limiter(limits.new_games_player, "games-player")
         self.new_games_address = limiter(limits.new_games_address, "games-address")
+        # A load test from one address turns the limits per address off (and per
+        # connection with the message rate): these follow them.
+        per_address = not limits.new_games_address.unlimited
+        off = Rate(0, 0.0)
+        self.hellos_address = limiter(
+            limits.hellos_address if per_address else off, "hellos-address"
+        )
+        self._hellos_connection = limits.hellos_connection if not limits.messages.unlimited else off
+        self._hellos: weakref.WeakKeyDictionary[Connection, RateLimiter] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.seats_player = limiter(limits.seats_player, "seats-player")
+        self.seats_address = limiter(limits.seats_address if per_address else off, "seats-address")
+        self.names_player = limiter(limits.names_player, "names-player")
+        self.names_address = limiter(limits.names_address if per_address else off, "names-address")
+        self.public_rooms_address = limits.public_rooms_address if per_address else 0
+        self._room_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._spectators: dict[str, weakref.WeakSet[Connection]] = {}
+        """Spectator connections by ``room:<id>`` and ``address:<host>``."""
+
+    def public_rooms(self, tag: str) -> asyncio.Lock:
+        """Held while a public room of the address whose tag is ``tag`` is counted, made
+        and tagged, so that requests at once from one address cannot pass its cap together
+        (in this process)."""
+        lock = self._room_locks.get(tag)
+        if lock is None:
+            lock = self._room_locks[tag] = asyncio.Lock()
+        return lock
+
+    async def hello(self, conn: Connection, address: str) -> float:
+        """Spend one ``hello`` of ``conn`` from ``address``: 0.0 if allowed, else the
+        seconds until it would be."""
+        bucket = self._hellos.get(conn)
+        if bucket is None:
+            bucket = self._hellos[conn] = RateLimiter(self._hellos_connection, max_keys=1)
+        return max(bucket.take(""), await _take(self.hellos_address, address))
+
+    async def seat_change(self, player: str | None, address: str) -> None:
+        """Spend one seat taken or given up (``join``, ``leave``); raises ``rate-limited``."""
+        await self._spend_both(self.seats_player, self.seats_address, player, address, "seats")
+
+    async def name_change(self, player: str, address: str) -> None:
+        """Spend one display name set; raises ``rate-limited``."""
+        await self._spend_both(
+            self.names_player, self.names_address, player, address, "name changes"
+        )
+
+    async def _spend_both(
+        self,
+        by_player: RateLimiter | SharedRateLimiter,
+        by_address: RateLimiter | SharedRateLimiter,
+        player: str | None,
+        address: str,
+        what: str,
+    ) -> None:
+        wait = max(await _take(by_address, address), await _take(by_player, player or ""))
+        if wait > 0:
+            raise rate_limited(what, wait)
+
+    def watch(self, conn: Connection, room_id: str, address: str) -> None:
+        """Count ``conn`` a spectator of room ``room_id`` from ``address``; raises
+        ``too-many-spectators`` while the room or the address has its cap of them."""
+        limits = self.limits
+        caps = (
+            (f"room:{room_id}", limits.spectators_room, "This table has"),
+            (f"address:{address}", limits.spectators_address, "Your address has"),
+        )
+        for key, cap, who in caps:
+            live = self._live_spectators(key)
+            if cap and conn not in live and len(live) >= cap:
+                raise ProtocolError(
+                    "too-many-spectators",
+                    f"{who} as many spectators as the server allows ({cap}): try again later.",
+                    params={"limit": cap},
+                )
+        for key, _, _ in caps:
+            self._spectators.setdefault(key, weakref.WeakSet()).add(conn)
+
+    def _live_spectators(self, key: str) -> weakref.WeakSet[Connection]:
+        """The connections still watching under ``key`` (those gone, seated or elsewhere
+        since are dropped)."""
+        found = self._spectators.get(key)
+        if found is None:
+            return weakref.WeakSet()
+        room_id = key.removeprefix("room:") if key.startswith("room:") else None
+        for conn in list(found):
+            room = conn.room
+            members = getattr(room, "members", None)
+            if (
+                conn._closed
+                or room is None
+                or conn.seat != SPECTATOR
+                or (room_id is not None and room.id != room_id)
+                or (members is not None and conn not in members)
+            ):
+                found.discard(conn)
+        if not found:
+            del self._spectators[key]
+        return found
 
     async def new_game(self, player: str, address: str) -> None:
         """Spend one new game of ``player`` at ``address``; raises ``rate-limited``."""
@@ -403,6 +537,15 @@ def _rooms(ws: WebSocket) -> RoomService:
 
 
 async def _hello(conn: Connection, msg: Hello) -> None:
+    guards: Guards = conn.ws.app.state.guards
+    address = conn.ws.client.host if conn.ws.client else ""
+    wait = await guards.hello(conn, address)
+    if wait > 0:  # a page says hello on (re)connecting: a script saying more is refused
+        loop = asyncio.get_running_loop()
+        if loop.time() - conn._told_rate >= 1.0:  # said at most once a second
+            conn._told_rate = loop.time()
+            raise rate_limited("hellos", wait)
+        return
     if msg.room is not None:
         await _hello_room(conn, msg)
         return
@@ -411,8 +554,6 @@ async def _hello(conn: Connection, msg: Hello) -> None:
             "not-your-game", "No player cookie: open the page first to get one.", params={}
         )
     service = _service(conn.ws)
-    guards: Guards = conn.ws.app.state.guards
-    address = conn.ws.client.host if conn.ws.client else ""
     player = conn.player
     for _ in range(3):
         if msg.game is None:
@@ -450,6 +591,9 @@ async def _hello_room(conn: Connection, msg: Hello) -> None:
         raise no_room()
     if room.seat_of(conn.player) is None and not room.may_watch(msg.watch):
         raise no_room()
+    if room.seat_of(conn.player) is None:  # a spectator: the room and the address have caps
+        guards: Guards = conn.ws.app.state.guards
+        guards.watch(conn, room.id, conn.ws.client.host if conn.ws.client else "")
     if conn.room is not None:
         rooms.disconnect(conn.room, conn)
     elif conn.session is not None:

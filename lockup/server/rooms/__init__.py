@@ -11,7 +11,8 @@ watch link (or, once the game has started, its invite), and see only what is pub
 - :mod:`.options`: a room's options and display names, checked.
 - :mod:`.seating`: who sits where, the room's phases and its pages, as one state machine
   with no I/O; what every page sees and may do is worked out from it.
-- :mod:`.service`: rooms in the server: stored, in memory, their pages and games.
+- :mod:`.room`: one room in memory and the ``room`` frames its pages get.
+- :mod:`.service`: rooms in the server: stored and loaded, their pages and games.
 """
 
 from .options import (
@@ -23,8 +24,9 @@ from .options import (
     check_name,
     parse_room_options,
 )
-from .seating import CLOSED, OPEN, OVER, PLAYING, SPECTATOR, Seating, Sitter
-from .service import PRESENCE_EVERY, Room, RoomMember, RoomService, no_room
+from .room import PRESENCE_EVERY, Room, RoomMember
+from .seating import CLOSED, OPEN, OVER, PLAYING, RELOAD_WAIT, SPECTATOR, Seating, Sitter
+from .service import RoomService, no_room
 
 __all__ = [
     "CLOSED",
@@ -34,6 +36,7 @@ __all__ = [
     "OVER",
     "PLAYING",
     "PRESENCE_EVERY",
+    "RELOAD_WAIT",
     "ROOM_KEYS",
     "SPECTATOR",
     "TIMER_RANGE",

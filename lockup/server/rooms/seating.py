@@ -24,7 +24,8 @@ The rules of membership:
   grace period passes the host on the same way, so someone present can always start.
 - ``start`` is the host's, only while ``open``. After a game, ``rematch`` needs the vote
   of every seated person who has a page open (absent people do not hold the table up;
-  they keep their seat and a computer plays for them after the grace).
+  they keep their seat and a computer plays for them after the grace; a person whose
+  last page closed is still awaited :data:`RELOAD_WAIT` seconds, the time of a reload).
 - The host removes a person (``remove``) at any time but ``closed``: the seat is empty
   (a computer's during a game) and that person's pages watch.
 """
@@ -41,7 +42,20 @@ OVER = "over"
 CLOSED = "closed"
 STATUSES = (OPEN, PLAYING, OVER, CLOSED)
 """A room's phases, as stored and as the pages see them."""
-__all__ = ["CLOSED", "OPEN", "OVER", "PLAYING", "SPECTATOR", "STATUSES", "Seating", "Sitter"]
+RELOAD_WAIT = 5.0
+"""Seconds a person who closed their last page is still awaited for a rematch (a reload,
+a short drop)."""
+__all__ = [
+    "RELOAD_WAIT",
+    "CLOSED",
+    "OPEN",
+    "OVER",
+    "PLAYING",
+    "SPECTATOR",
+    "STATUSES",
+    "Seating",
+    "Sitter",
+]
 
 
 @dataclass
@@ -116,19 +130,22 @@ class Seating:
         """The host's seat (None once the room is closed)."""
         return self.seat_of(self.host)
 
-    def awaited(self) -> list[int]:
-        """``over``: the seats whose rematch vote is still needed (present, not voted)."""
+    def awaited(self, now: float) -> list[int]:
+        """``over``: the seats whose rematch vote is still needed: not voted, and present
+        (or gone less than :data:`RELOAD_WAIT` ago)."""
         if self.status != OVER:
             return []
         return [
             i
             for i, s in enumerate(self.seats)
-            if s is not None and self.present(s.player) and i not in self.rematch
+            if s is not None
+            and i not in self.rematch
+            and (self.present(s.player) or self.away_for(s.player, now) < RELOAD_WAIT)
         ]
 
-    def rematch_ready(self) -> bool:
+    def rematch_ready(self, now: float) -> bool:
         """``over``: someone voted and every present seated person has."""
-        return self.status == OVER and bool(self.rematch) and not self.awaited()
+        return self.status == OVER and bool(self.rematch) and not self.awaited(now)
 
     def away_for(self, player: str, now: float) -> float:
         """How long ``player`` (seated) has had no page open (0: a page is open)."""
@@ -262,7 +279,7 @@ class Seating:
             self.status = OVER
             self.rematch.clear()
 
-    def vote_rematch(self, player: str | None) -> bool:
+    def vote_rematch(self, player: str | None, now: float) -> bool:
         """A seated person asks for another game; True once it may start (then it has)."""
         seat = self.seat_of(player)
         if seat is None:
@@ -270,12 +287,12 @@ class Seating:
         if self.status != OVER:
             raise ProtocolError("game-under-way", "The game is not over yet.")
         self.rematch.add(seat)
-        return self.start_rematch_if_ready()
+        return self.start_rematch_if_ready(now)
 
-    def start_rematch_if_ready(self) -> bool:
+    def start_rematch_if_ready(self, now: float) -> bool:
         """Start the next game if every present person voted (after a page closed, a
         person left or was removed); True if it did."""
-        if not self.rematch_ready():
+        if not self.rematch_ready(now):
             return False
         self._playing()
         return True

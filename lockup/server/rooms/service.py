@@ -8,12 +8,8 @@ as it was if storing fails), then brings every page in line with it: a page whos
 person's seat changed gets a new ``state`` for what it may see now
 (:meth:`RoomService._sync`).
 
-Every page of a room gets ``room`` frames (seats, names, who is connected and for how long
-a computer waits for them, spectators, the host, the phase, the rematch); they are
-snapshots, not versioned events, sent at once after a change of seats or phase and at
-most every :data:`PRESENCE_EVERY` seconds for presence alone, so that many spectators
-coming and going never flood the table. The room's games send their versioned events
-as usual.
+The room's games send their versioned events as usual; the rooms' own ``room`` frames
+are :class:`~.room.Room`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +22,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
@@ -36,185 +32,10 @@ from ..protocol import ProtocolError, room_frame
 from ..session import GameService, GameSession, Seat, TableOptions
 from ..store import players_table, rooms_table
 from .options import RoomOptions
-from .seating import OPEN, PLAYING, SPECTATOR, Seating, Sitter
+from .room import Room, RoomMember, loop_time
+from .seating import OPEN, OVER, PLAYING, RELOAD_WAIT, SPECTATOR, Seating, Sitter
 
 log = logging.getLogger("lockup.server")
-
-PRESENCE_EVERY = 0.25
-"""Seconds between two ``room`` frames that only say who is connected or watching."""
-
-
-class RoomMember(Protocol):
-    """A page in a room (the WebSocket connection). Its :attr:`seat` is what it is sent
-    (set by the room from the seating, never by the page)."""
-
-    seat: int
-    player: str | None
-
-    def send(self, text: str) -> None:
-        """Queue a frame."""
-
-    def close(self, code: int) -> None:
-        """Close the page's connection (it reconnects)."""
-
-
-def _loop_time() -> float:
-    return asyncio.get_running_loop().time()
-
-
-class Room:
-    """One room in memory: its keys, options, seating and current game."""
-
-    def __init__(
-        self,
-        room_id: str,
-        invite: str,
-        watch: str,
-        options: RoomOptions,
-        seating: Seating,
-        game_id: str | None,
-    ) -> None:
-        self.id = room_id
-        self.invite = invite
-        self.watch = watch
-        self.options = options
-        self.seating = seating
-        self.game_id = game_id
-        self.session: GameSession | None = None
-        self.lock = asyncio.Lock()
-        self._presence: asyncio.TimerHandle | None = None
-        self._last_sent = 0.0
-        self._host_timer: asyncio.TimerHandle | None = None
-
-    @property
-    def status(self) -> str:
-        """The phase: ``open``, ``playing``, ``over`` or ``closed``."""
-        return self.seating.status
-
-    @property
-    def host(self) -> str:
-        """The host's player token."""
-        return self.seating.host
-
-    @property
-    def members(self) -> list[RoomMember]:
-        """The room's open pages."""
-        return list(self.seating.pages)  # type: ignore[arg-type]
-
-    def seat_of(self, player: str | None) -> int | None:
-        """The seat ``player`` sits at now, or None."""
-        return self.seating.seat_of(player)
-
-    def may_watch(self, key: str | None) -> bool:
-        """Whether ``key`` opens the room to a spectator: the watch key, or the invite
-        (a latecomer with the invite watches); any key for a public room."""
-        return self.options.public or self._matches(key, self.watch) or self.may_join(key)
-
-    def may_join(self, invite: str | None) -> bool:
-        """Whether ``invite`` lets a person take a seat (anyone, for a public room)."""
-        return self.options.public or self._matches(invite, self.invite)
-
-    @staticmethod
-    def _matches(key: str | None, secret: str) -> bool:
-        return key is not None and secrets.compare_digest(key.encode(), secret.encode())
-
-    def _game_seats(self) -> bool:
-        """Whether the seats are the game's now (a game under way at this table)."""
-        session = self.session
-        return self.status == PLAYING and session is not None and session.id == self.game_id
-
-    def snapshot(self, viewer: str | None) -> dict[str, Any]:
-        """The room as ``viewer`` (a player token) may see it: links only for people
-        seated, nobody's token."""
-        seating = self.seating
-        you = seating.seat_of(viewer)
-        seats = []
-        for i, sitter in enumerate(seating.seats):
-            entry: dict[str, Any] = {
-                "seat": i,
-                "name": sitter.name if sitter else None,
-                "level": self.options.levels[i],
-                "takeover_in": None,
-            }
-            if self._game_seats():
-                assert self.session is not None
-                who = self.session.seats[i]
-                entry["kind"] = "person" if who.kind == "human" else "computer"
-                entry["name"] = self.session.names[i]
-                entry["connected"] = who.kind == "human" and self.session.connected(i)
-                entry["away"] = who.away
-                entry["takeover_in"] = self.session.takeover_in(i)
-            else:
-                entry["kind"] = "person" if sitter else "empty"
-                entry["connected"] = sitter is not None and seating.present(sitter.player)
-                entry["away"] = False
-            seats.append(entry)
-        out: dict[str, Any] = {
-            "id": self.id,
-            "status": self.status,
-            "host": seating.host_seat(),
-            "you": you,
-            "seats": seats,
-            "watchers": seating.watchers(),
-            "options": self.options.to_dict(),
-            "game": self.game_id,
-            "rematch": sorted(seating.rematch),
-            "rematch_waiting": seating.awaited(),
-        }
-        if you is not None:
-            out["invite"] = self.invite
-            out["watch"] = self.watch
-        return out
-
-    def broadcast(self) -> None:
-        """Send every page of the room its ``room`` frame now (the spectators' frame, the
-        same for each of them, is built once)."""
-        if self._presence is not None:
-            self._presence.cancel()
-            self._presence = None
-        with contextlib.suppress(RuntimeError):  # no running loop: nothing is waiting
-            self._last_sent = _loop_time()
-        frames: dict[int | None, str] = {}
-        for member in self.members:
-            seat = self.seating.seat_of(member.player)
-            text = frames.get(seat)
-            if text is None:
-                text = frames[seat] = room_frame(self.snapshot(member.player))
-            member.send(text)
-
-    def presence_changed(self) -> None:
-        """Someone connected, left or started watching: a ``room`` frame soon, at most
-        one every :data:`PRESENCE_EVERY` seconds."""
-        if self._presence is not None:
-            return
-        wait = self._last_sent + PRESENCE_EVERY - _loop_time()
-        if wait <= 0:
-            self.broadcast()
-            return
-
-        def send() -> None:
-            self._presence = None
-            self.broadcast()
-
-        self._presence = asyncio.get_running_loop().call_later(wait, send)
-
-    def to_row(self) -> dict[str, Any]:
-        """The room's row in the store."""
-        seats = [
-            {"player": s.player, "name": s.name} if s else {"player": None, "name": None}
-            for s in self.seating.seats
-        ]
-        return {
-            "id": self.id,
-            "invite": self.invite,
-            "watch": self.watch,
-            "host": self.seating.host,
-            "options": json.dumps(self.options.to_dict()),
-            "seats": json.dumps(seats, ensure_ascii=False),
-            "game_id": self.game_id,
-            "status": self.status,
-            "public": self.options.public,
-        }
 
 
 def _now() -> datetime:
@@ -314,7 +135,7 @@ class RoomService:
             Sitter(d["player"], d.get("name") or DEFAULT_PLAYERS[i]) if d.get("player") else None
             for i, d in enumerate(json.loads(row.seats))
         ]
-        seating = Seating(row.host, sitters, row.status, grace=options.grace, now=_loop_time())
+        seating = Seating(row.host, sitters, row.status, grace=options.grace, now=loop_time())
         return Room(row.id, row.invite, row.watch, options, seating, row.game_id)
 
     async def _live(self, room: Room) -> None:
@@ -325,36 +146,21 @@ class RoomService:
         if room.session is not None:
             self._attach(room, room.session)
 
-    async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Public rooms people may still join, newest first."""
-
-        def read(conn: Connection) -> Any:
-            return conn.execute(
-                select(rooms_table.c.id, rooms_table.c.seats, rooms_table.c.options)
-                .where(rooms_table.c.public.is_(True), rooms_table.c.status == OPEN)
-                .order_by(rooms_table.c.created_at.desc())
-                .limit(limit)
-            ).all()
-
+    async def lobby(self, limit: int = 50, per_address: int = 2) -> list[dict[str, Any]]:
+        """Public rooms people may still join, newest first: ``limit`` at most, and at
+        most ``per_address`` made from one address."""
         out = []
-        for row in await self.store.read(read):
+        for row in await self.store.lobby_rows(limit, per_address):
             seats = json.loads(row.seats)
             options = json.loads(row.options)
+            host = next((s.get("name") for s in seats if s.get("player") == row.host), None)
+            keys = ("target", "picture_exception", "lock_discards", "levels", "turn_timer")
             out.append(
                 {
                     "room": row.id,
-                    "host": seats[0].get("name"),
+                    "host": host,
                     "seated": sum(1 for s in seats if s.get("player")),
-                    "options": {
-                        k: options[k]
-                        for k in (
-                            "target",
-                            "picture_exception",
-                            "lock_discards",
-                            "levels",
-                            "turn_timer",
-                        )
-                    },
+                    "options": {k: options[k] for k in keys},
                 }
             )
         return out
@@ -397,7 +203,7 @@ class RoomService:
             [Sitter(host, name), None, None, None],
             OPEN,
             grace=options.grace,
-            now=_loop_time(),
+            now=loop_time(),
         )
         room = Room(
             secrets.token_urlsafe(9),
@@ -429,7 +235,7 @@ class RoomService:
                 if name is None or (sitter is not None and sitter.name == name):
                     return mine
             with self._undo_on_error(room):
-                taken = seating.join(player, name or "", seat, _loop_time())
+                taken = seating.join(player, name or "", seat, loop_time())
                 sitter = seating.seats[taken]
                 if sitter is not None and not sitter.name:
                     sitter.name = stored or DEFAULT_PLAYERS[taken]
@@ -482,7 +288,7 @@ class RoomService:
         """A seated person wants another game; once every present person has, it starts."""
         async with room.lock:
             with self._undo_on_error(room):
-                ready = room.seating.vote_rematch(player)
+                ready = room.seating.vote_rematch(player, loop_time())
                 session = await self._new_game(room) if ready else None
         if session is None:
             room.broadcast()
@@ -493,10 +299,10 @@ class RoomService:
     async def _rematch_if_ready(self, room: Room) -> None:
         """Start the next game if the last vote awaited is no longer needed (call holding
         ``room.lock``)."""
-        if not room.seating.rematch_ready():
+        if not room.seating.rematch_ready(loop_time()):
             return
         with self._undo_on_error(room):
-            room.seating.start_rematch_if_ready()
+            room.seating.start_rematch_if_ready(loop_time())
             session = await self._new_game(room)
         self._after_game(room, session)
 
@@ -506,7 +312,7 @@ class RoomService:
         room.broadcast()
         for member in room.members:
             self._enter(room, member, 0)
-        now = _loop_time()
+        now = loop_time()
         waits = {}
         for seat, sitter in enumerate(room.seating.seats):
             if sitter is not None and not session.connected(seat):
@@ -561,11 +367,16 @@ class RoomService:
         """A page leaves the room; a room nobody is in leaves memory (it stays stored)."""
         if member not in room.seating.pages:
             return
-        room.seating.close_page(member, _loop_time())
+        room.seating.close_page(member, loop_time())
         if room.session is not None:
             room.session.leave(member)
-        if room.seating.rematch_ready():  # the one vote awaited was this person's
-            asyncio.get_running_loop().create_task(self._rematch_quietly(room))
+        if room.status == OVER:
+            # Once this person has been gone the time of a reload, their vote is no
+            # longer awaited: the rematch may start then, or the pages say so.
+            loop = asyncio.get_running_loop()
+            loop.call_later(
+                RELOAD_WAIT + 0.05, lambda: loop.create_task(self._rematch_quietly(room))
+            )
         room.presence_changed()
         self._watch_host(room)
         if not room.seating.pages and self.rooms.get(room.id) is room:
@@ -573,11 +384,17 @@ class RoomService:
             self._release_if_idle(room.id)
 
     async def _rematch_quietly(self, room: Room) -> None:
+        """Start the rematch if no vote is awaited any more; else tell the pages whose
+        vote still is."""
         try:
             async with room.lock:
+                if room.status != OVER:
+                    return
                 await self._rematch_if_ready(room)
         except Exception as e:  # the votes stay; the next vote or page tries again
             log.error("room %s: the rematch could not start: %r", room.id, e)
+        if room.status == OVER:
+            room.broadcast()
 
     def _view(self, room: Room, member: RoomMember) -> int:
         """The seat whose view ``member`` gets now: its person's seat if they play it in
@@ -636,7 +453,7 @@ class RoomService:
         async with room.lock:
             try:
                 with self._undo_on_error(room):
-                    if not room.seating.pass_host_if_due(_loop_time()):
+                    if not room.seating.pass_host_if_due(loop_time()):
                         return
                     await self._save(room)
             except Exception as e:

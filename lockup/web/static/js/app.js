@@ -52,6 +52,8 @@ import { roomPage } from "./room.js";
 /** @typedef {import("./types.js").GameInfo} GameInfo */
 
 const PREFS = { speed: "lockup.speed", fourColour: "lockup.fourColour", sound: "lockup.sound" };
+/** How long a spectator's hand summary stays before the next hand goes on by itself (ms). */
+const SPECTATOR_SUMMARY_MS = 2500;
 /** The table on screen, kept for a reload (per tab). */
 const SAVE_KEY = "lockup.table";
 
@@ -205,6 +207,7 @@ function restore(game) {
   if (saved.summary && typeof saved.summary.number === "number") {
     proto.block();
     openSummary(saved.summary);
+    autoContinue();
   }
   return true;
 }
@@ -225,8 +228,10 @@ function onSnapshot(msg) {
   clearPending();
   // A hand summary the player has not closed yet stays (it was open before a reload).
   const keep = !!S.summary && v.summaries.some((h) => h.number === /** @type {any} */ (S.summary).number);
-  if (keep) proto.block();
-  else {
+  if (keep) {
+    proto.block();
+    autoContinue();
+  } else {
     S.summary = null;
     closeDialog("#dlg-summary");
   }
@@ -239,6 +244,8 @@ function onSnapshot(msg) {
 
 /** @param {ErrorMessage} msg */
 function onError(msg) {
+  // A room that is not there: the room's panel says so, in the page's words only.
+  if (roomPage.active && msg.code === "no-room") return;
   const aboutHint = msg.code === "hint-busy" || msg.code === "hint-unavailable";
   const card = aboutHint ? null : S.pending;
   if (!aboutHint) clearPending();
@@ -411,6 +418,7 @@ async function showEvent(msg, epoch) {
       announce(t("ann.handOver", { n: ev.summary.number + 1 }));
       proto.block();
       openSummary(ev.summary);
+      autoContinue();
       renderNow();
       save();
       return;
@@ -544,6 +552,7 @@ function setGame(info) {
   S.hintAsked = false;
   S.queued = null;
   S.summary = null;
+  S.byComputer.clear();
   closeDialog("#dlg-summary");
   proto.setGame(info.game, 0);
   clearPending();
@@ -627,7 +636,25 @@ async function startNewGame(options) {
 }
 
 function maybeGuide() {
+  // Spectators are not shown the players' first-game guide.
+  if (roomPage.active && roomPage.spectator) return;
   if (S.view && !S.summary) maybeOpenGuide();
+}
+
+/** @type {any} */
+let summaryTimer = null;
+
+/**
+ * A spectator's table never waits on them: the hand summary shows for a short pause, then
+ * the next hand goes on by itself (a click on Continue goes on at once).
+ */
+function autoContinue() {
+  clearTimeout(summaryTimer);
+  if (!roomPage.active || !roomPage.spectator || !S.summary) return;
+  const number = S.summary.number;
+  summaryTimer = setTimeout(() => {
+    if (S.summary && S.summary.number === number) closeDialog("#dlg-summary");
+  }, SPECTATOR_SUMMARY_MS);
 }
 
 // ------------------------------------------------------------------ settings

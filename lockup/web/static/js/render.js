@@ -128,7 +128,9 @@ export function renderMiddle(s) {
   const el = $("#middle");
   const ol = /** @type {HTMLOListElement} */ (el.querySelector(".plays"));
   // Cards already on the table stay (so they do not land again); new ones are added.
-  const keys = s.middle.map((p) => `${language()}${s.fourColour}${p.seat}${p.card}`);
+  // Our card that a computer played for us is not labelled "You".
+  const who = (/** @type {{seat: number, card: string}} */ p) => (p.seat === s.seat && s.byComputer.has(p.card) ? t("middle.computerForYou") : nameOf(s, p.seat));
+  const keys = s.middle.map((p) => `${language()}${s.fourColour}${p.seat}${p.card}${who(p)}`);
   const items = /** @type {HTMLElement[]} */ ([...ol.children]);
   const keep = items.length <= keys.length && items.every((li, i) => li.dataset.key === keys[i]);
   if (!keep) ol.replaceChildren();
@@ -138,8 +140,8 @@ export function renderMiddle(s) {
     const li = document.createElement("li");
     li.dataset.seat = String(p.seat);
     li.dataset.key = keys[(keep ? items.length : 0) + k];
-    li.setAttribute("aria-label", t("middle.play", { name: nameOf(s, p.seat), card: nameCard(p.card) }));
-    li.innerHTML = `${faceHTML(p.card)}<span class="who" aria-hidden="true">${esc(nameOf(s, p.seat))}</span>`;
+    li.setAttribute("aria-label", t("middle.play", { name: who(p), card: nameCard(p.card) }));
+    li.innerHTML = `${faceHTML(p.card)}<span class="who" aria-hidden="true">${esc(who(p))}</span>`;
     ol.append(li);
     added.push(li);
   });

@@ -12,6 +12,7 @@ import { closeDialog, openDialog } from "./dialogs.js";
 import { S, posOf } from "./state.js";
 import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
 import { showLobby } from "./lobby.js";
+import { rateLimitText } from "./text.js";
 
 /** @typedef {import("./room-core.js").Clock} Clock */
 /** @typedef {import("./room-core.js").RoomLink} RoomLink */
@@ -34,12 +35,13 @@ import { showLobby } from "./lobby.js";
  * @property {string} level
  * @property {boolean} connected
  * @property {boolean} away
+ * @property {number | null} [takeover_in] seconds until a computer plays for this person who left
  */
 
 /**
  * @typedef {object} Room the `room` frame's room
  * @property {string} id
- * @property {"open" | "playing" | "over"} status
+ * @property {"open" | "playing" | "over" | "closed"} status
  * @property {number | null} host
  * @property {number | null} you
  * @property {RoomSeat[]} seats
@@ -47,6 +49,7 @@ import { showLobby } from "./lobby.js";
  * @property {Record<string, any>} options
  * @property {string | null} game
  * @property {number[]} rematch
+ * @property {number[]} [rematch_waiting] the seats whose rematch vote is still needed
  * @property {string} [invite]
  * @property {string} [watch]
  */
@@ -97,7 +100,9 @@ function refusal(r) {
   const code = r.data && r.data.error;
   if (code && t(`room.err.${code}`) !== `room.err.${code}`) return t(`room.err.${code}`);
   if (r.status === 0) return t("err.offline");
-  return (r.data && (r.data.reason || r.data.error)) || t("err.unknown");
+  if (r.status === 429 || code === "rate-limited") return rateLimitText(r.data && r.data.reason, r.data && r.data.params && r.data.params.retry_after);
+  // Never the server's English: a code the page has no words for is said in general.
+  return t("room.err.other");
 }
 
 const seatLabel = (/** @type {number} */ seat) => t(`room.seat.${seat}`);
@@ -123,6 +128,16 @@ class RoomPage {
     /** @type {HTMLElement | null} */
     this.panel = null;
     this.drawnKey = "";
+    /** A computer played for this person while they were away (said once they are back). */
+    this.wasAway = false;
+    /** @type {Map<number, number>} when (the page's clock, ms) a computer plays for each person who left */
+    this.takeovers = new Map();
+    /** @type {any} */
+    this.takeoverTick = null;
+    /** chat lines that came while the chat was out of sight */
+    this.unread = 0;
+    this.chatSeen = false;
+    this.lastChat = "";
   }
 
   /**
@@ -139,6 +154,14 @@ class RoomPage {
     if (friends) friends.addEventListener("click", openCreate);
     const link = parseRoomLink(location.pathname, location.search);
     this.link = link;
+    if (!link && /^\/(room|watch)\//.test(location.pathname)) {
+      // A room address that cannot be one (`/room/<script>`): no solo game, no such room.
+      document.body.classList.add("room-mode");
+      this.active = true;
+      this.buildPanel();
+      this.fail(t("room.err.no-room"));
+      return "stop";
+    }
     if (!link) return "solo";
     if (link.kind === "lobby") {
       document.body.classList.add("lobby-mode");
@@ -150,12 +173,7 @@ class RoomPage {
     this.buildPanel();
     const id = /** @type {string} */ (link.id);
     if (link.kind === "watch") {
-      this.spectator = true;
-      document.body.classList.add("watching");
-      roomApi.proto.room = id;
-      roomApi.proto.watch = link.key || "";
-      S.seat = /** @type {any} */ (null);
-      this.drawStatus(t("room.connecting"));
+      this.watch(id, link.key || "");
       return "room";
     }
     const q = link.key ? `?invite=${encodeURIComponent(link.key)}` : "";
@@ -166,13 +184,26 @@ class RoomPage {
     }
     /** @type {Room} */
     let room = r.data;
+    if (room.status === "closed") {
+      this.room = room;
+      this.closed();
+      return "stop";
+    }
     if (room.you == null) {
-      if (room.status !== "open") {
-        this.fail(t("room.err.room-started"));
-        return "stop";
+      const full = room.status === "open" && freeSeats(room.seats).length === 0;
+      let choice = null;
+      if (room.status !== "open" || full) {
+        // Too late for a seat, or every seat taken: say so first, and offer to watch.
+        choice = await this.offerWatch(room, full ? "full" : "started");
+      } else {
+        choice = await joinDialog(room, link.key || null);
+        if (choice === "full" || choice === "started") choice = await this.offerWatch(room, choice);
       }
-      const seat = await joinDialog(room, link.key || null);
-      if (seat == null) {
+      if (choice === "watch") {
+        this.watch(id, link.key || "");
+        return "room";
+      }
+      if (typeof choice !== "number") {
         this.fail(t("room.notJoined"));
         return "stop";
       }
@@ -181,15 +212,62 @@ class RoomPage {
     }
     this.room = room;
     if (typeof room.you === "number") S.seat = room.you;
+    if (typeof room.you === "number" && room.seats[room.you]?.away) this.wasAway = true;
     roomApi.proto.room = id;
     this.applyNames();
     this.draw();
     return "room";
   }
 
+  /**
+   * Watch the room's game as a spectator (with its watch key, or the invite key of a
+   * person who came too late for a seat).
+   * @param {string} id @param {string} key
+   */
+  watch(id, key) {
+    const roomApi = /** @type {RoomApi} */ (this.api);
+    this.spectator = true;
+    document.body.classList.add("watching");
+    document.body.classList.remove("room-failed");
+    roomApi.proto.room = id;
+    roomApi.proto.watch = key;
+    S.seat = /** @type {any} */ (null);
+    this.drawStatus(t("room.connecting"));
+    document.querySelector("#room-actions")?.replaceChildren();
+    this.api?.showMessage("", "info");
+  }
+
+  /**
+   * No seat for this person (the game has started, or every seat is taken): the panel
+   * says so and offers to watch. Resolves with "watch" when they choose to.
+   * @param {Room} room @param {"started" | "full"} why
+   * @returns {Promise<"watch">}
+   */
+  offerWatch(room, why) {
+    document.body.classList.add("room-failed");
+    document.body.dataset.room = room.status;
+    const text = t(why === "full" ? "room.fullWatch" : "room.startedWatch");
+    this.drawStatus(text);
+    this.drawSeats(room, null, false);
+    return new Promise((resolve) => {
+      const watchBtn = h("button", { type: "button", id: "room-watch-game", className: "primary", text: t("room.watchGame"), onclick: () => resolve("watch") });
+      document
+        .querySelector("#room-actions")
+        ?.replaceChildren(watchBtn, h("a", { className: "button", href: "/", text: t("room.solo") }), h("a", { className: "button", href: "/lobby", text: t("lobby.title") }));
+      watchBtn.focus();
+    });
+  }
+
+  /** The room has closed (everyone left): say so, with the ways out. */
+  closed() {
+    document.body.dataset.room = "closed";
+    this.fail(t("room.closed"));
+  }
+
   /** The room cannot be shown: say why in the panel, with the ways out. @param {string} text */
   fail(text) {
     document.body.classList.add("room-failed");
+    document.body.classList.remove("room-waiting");
     this.drawStatus(text);
     document
       .querySelector("#room-actions")
@@ -216,6 +294,11 @@ class RoomPage {
         return;
       case "state":
         this.setClock(msg.clock ? clockOf(msg.clock, msg.version, performance.now()) : null);
+        // Back after a computer played for us: our cards in the trick are the computer's.
+        if (this.awayNow() && msg.view && S.seat != null) {
+          const plays = [...(msg.view.trick || []), ...((msg.view.last_trick && msg.view.last_trick.plays) || [])];
+          for (const p of plays) if (p.seat === S.seat) S.byComputer.add(p.card);
+        }
         return;
       case "error":
         if (msg.code === "no-room") this.fail(t("room.err.no-room"));
@@ -231,12 +314,43 @@ class RoomPage {
     }
   }
 
+  /** Whether a computer plays our seat now (we are back, and it has not handed it over yet). */
+  awayNow() {
+    const room = this.room;
+    const you = room && !this.spectator ? room.you : null;
+    return this.wasAway || (you != null && !!room && !!room.seats[you]?.away);
+  }
+
   /** @param {Room} room */
   onRoom(room) {
     const api = /** @type {RoomApi} */ (this.api);
     const before = this.room;
     this.room = room;
     const you = typeof room.you === "number" ? room.you : null;
+    if (room.status === "closed") {
+      this.closed();
+      api.announce(t("room.closed"));
+      return;
+    }
+    // Our page was away (a connection back after a drop): a computer has played for us.
+    if (you != null && !this.spectator && room.seats[you]?.away && !(before && before.seats[you]?.away)) this.wasAway = true;
+    // The countdowns to a computer taking over the seats of people who left.
+    const now = performance.now();
+    this.takeovers.clear();
+    for (const s of room.seats) if (typeof s.takeover_in === "number" && s.kind === "person" && !s.away) this.takeovers.set(s.seat, now + s.takeover_in * 1000);
+    clearInterval(this.takeoverTick);
+    this.takeoverTick = this.takeovers.size ? setInterval(() => this.render(), 500) : null;
+    // The host passed on (the host left, or has been gone a while).
+    if (before && before.host !== room.host) {
+      if (room.host != null && room.host === you && !this.spectator) {
+        // In the panel too: before the start the felt (and its messages) is not shown.
+        api.showMessage(t("room.nowHost"), "info");
+        api.announce(t("room.nowHost"));
+        this.setNote(t("room.nowHost"));
+      } else if (room.host != null) {
+        api.announce(t("room.newHost", { name: room.seats[room.host]?.name || seatLabel(room.host) }));
+      }
+    }
     if (you != null && this.spectator) {
       // A person seated here who opened the watch link: at their own seat.
       this.spectator = false;
@@ -290,9 +404,19 @@ class RoomPage {
         setTimeout(() => this.decorate(), 4100);
         return;
       case "takeover":
+        if (ev.seat === S.seat && !this.spectator) this.wasAway = true;
         api.announce(t("room.away", { name: name(ev.seat) }));
         return;
       case "reclaim":
+        if (ev.seat === S.seat && !this.spectator) {
+          // Told plainly, and it stays until they play their own card.
+          this.wasAway = false;
+          api.showMessage(t("room.backYou"), "info");
+          api.announce(t("room.backYou"));
+          this.setNote(t("room.backYou"));
+          api.render();
+          return;
+        }
         api.announce(t("room.back", { name: name(ev.seat) }));
         return;
       case "seat":
@@ -300,14 +424,27 @@ class RoomPage {
         api.announce(t("room.replaced", { name: name(ev.seat) }));
         return;
       case "play":
+        if (ev.seat === S.seat && ev.by !== "computer") this.setNote("");
         if (ev.by === "computer" && ev.seat !== S.seat) api.announce(t("room.computerPlayed", { name: name(ev.seat) }));
         else if (ev.by === "computer") {
-          api.showMessage(t("room.computerPlayedYou"), "info");
-          api.announce(t("room.computerPlayedYou"));
+          // Not "You" in the trick: the computer's card for us.
+          S.byComputer.add(String(ev.card));
+          if (!this.awayNow()) {
+            api.showMessage(t("room.computerPlayedYou"), "info");
+            api.announce(t("room.computerPlayedYou"));
+          }
         }
         return;
       default:
     }
+  }
+
+  /** A line in the panel that stays (until our own next card): "" takes it away. @param {string} text */
+  setNote(text) {
+    const el = /** @type {HTMLElement | null} */ (document.querySelector("#room-note"));
+    if (!el) return;
+    el.textContent = text;
+    el.hidden = !text;
   }
 
   /** @param {Clock | null} c */
@@ -350,6 +487,8 @@ class RoomPage {
         parts.push(`p${on ? 1 : 0}`);
       }
       if (info && info.away) parts.push("away");
+      const soon = info && info.kind === "person" && !info.away && seat !== S.seat ? this.takeoverLeft(seat, now) : -1;
+      if (soon >= 0) parts.push(`t${soon}`);
       const c = this.clock;
       const clockOn = !!c && c.seat === seat && !!S.view && S.view.phase === "play" && S.view.turn === seat;
       const left = clockOn && c ? secondsLeft(c, now) : -1;
@@ -371,6 +510,9 @@ class RoomPage {
       }
       if (info && info.away) {
         deco.append(h("span", { className: "chip away-badge", "data-away": "true", text: t(seat === S.seat ? "room.awayYou" : "room.awayBadge") }));
+      }
+      if (soon >= 0 && info) {
+        deco.append(h("span", { className: "chip takeover-chip", "data-takeover": String(soon), role: "timer", text: takeoverText(info.name || seatLabel(seat), soon) }));
       }
       if (clockOn && c) {
         const low = left <= 5;
@@ -444,6 +586,7 @@ class RoomPage {
       { className: "panel room-panel", id: "room-panel", "aria-labelledby": "room-title" },
       h("h2", { id: "room-title", "data-i18n": "room.title" }),
       h("p", { className: "room-status", id: "room-status", role: "status" }),
+      h("p", { className: "room-note", id: "room-note", hidden: true }),
       h("ol", { className: "room-seats", id: "room-seats" }),
       h("div", { className: "room-actions", id: "room-actions" }),
       h("div", { className: "room-links", id: "room-links" }),
@@ -470,7 +613,14 @@ class RoomPage {
   draw() {
     const room = this.room;
     if (!this.panel || !room) return;
-    const key = JSON.stringify([room, this.spectator, t("you"), S.seat]);
+    if (room.status === "closed") {
+      if (this.drawnKey !== "closed") this.closed();
+      this.drawnKey = "closed";
+      return;
+    }
+    const now = performance.now();
+    const counts = room.seats.map((s) => this.takeoverLeft(s.seat, now));
+    const key = JSON.stringify([room, this.spectator, t("you"), S.seat, counts]);
     if (key === this.drawnKey) return;
     this.drawnKey = key;
     // The parts below are rebuilt: a button that had the keyboard's focus gets it back.
@@ -483,62 +633,41 @@ class RoomPage {
       else if (a.classList.contains("room-rematch")) refocus = "#room-actions .room-rematch";
       else if (a.id) refocus = `#${a.id}`;
     }
+    // "You are now the host" is said until the game starts.
+    const note = document.querySelector("#room-note");
+    if (room.status === "playing" && note && note.textContent === t("room.nowHost")) this.setNote("");
     document.body.dataset.room = room.status;
     document.body.classList.toggle("room-waiting", room.status === "open");
     const me = this.spectator ? null : room.you;
     const host = me != null && me === room.host;
     // Status.
     let status = t(`room.status.${room.status}`);
-    if (room.status === "open") status = host ? t("room.status.openHost") : t("room.status.openGuest");
+    if (room.status === "open") status = host ? t("room.status.openHost") : room.host == null ? t("room.status.open") : t("room.status.openGuest");
     if (this.spectator) status = `${t("room.watching")} · ${status}`;
     const watchers = h("span", { className: "watchers", "data-watchers": String(room.watchers), text: t("room.watchers", { n: room.watchers }) });
     const st = /** @type {HTMLElement} */ (document.querySelector("#room-status"));
     st.replaceChildren(document.createTextNode(`${status} · `), watchers);
-    // Seats.
-    const ol = /** @type {HTMLElement} */ (document.querySelector("#room-seats"));
-    ol.replaceChildren();
-    for (const s of room.seats) {
-      const li = h("li", { "data-seat": String(s.seat), "data-kind": s.kind, className: s.seat === me ? "me" : "" });
-      if (s.kind === "person") {
-        const label = s.connected ? t("room.connected") : t("room.disconnected");
-        li.append(h("span", { className: `presence ${s.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label }));
-      } else li.append(h("span", { className: "presence none", "aria-hidden": "true" }));
-      let name;
-      if (s.kind === "empty") name = t("room.emptySeat", { level: t(`level.${s.level}`) });
-      else if (s.kind === "computer") name = `${s.name || seatLabel(s.seat)} · ${t("room.computer", { level: t(`level.${s.level}`) })}`;
-      else name = s.name || seatLabel(s.seat);
-      li.append(h("span", { className: "seat-name", text: name }));
-      if (s.seat === room.host) li.append(h("span", { className: "tag", text: t("room.host") }));
-      if (s.seat === me) li.append(h("span", { className: "tag", text: t("you") }));
-      if (s.away) li.append(h("span", { className: "tag away", text: t("room.awayBadge") }));
-      if (room.status === "over" && room.rematch.includes(s.seat)) li.append(h("span", { className: "tag rematch", text: t("room.wantsRematch") }));
-      if (host && s.kind === "person" && s.seat !== me) {
-        li.append(
-          h("button", {
-            type: "button",
-            className: "remove",
-            "data-remove": String(s.seat),
-            text: t("room.remove"),
-            "aria-label": t("room.removeLabel", { name: s.name || seatLabel(s.seat) }),
-            onclick: () => this.api?.send({ type: "remove", seat: s.seat }),
-          }),
-        );
-      }
-      ol.append(li);
-    }
+    this.drawSeats(room, me, host);
     // Actions.
     const acts = /** @type {HTMLElement} */ (document.querySelector("#room-actions"));
     acts.replaceChildren();
     if (room.status === "open" && host) {
       acts.append(h("button", { type: "button", id: "room-start", className: "primary", text: t("room.start"), onclick: () => this.api?.send({ type: "start" }) }));
     }
-    if (room.status === "open" && me != null && !host) {
-      acts.append(h("button", { type: "button", id: "room-leave", text: t("room.leave"), onclick: () => this.leave() }));
-    }
     if (room.status === "over" && me != null) {
       acts.append(rematchButton(room, me, () => this.api?.send({ type: "rematch" })));
     }
+    if ((room.status === "open" || room.status === "over") && me != null) {
+      acts.append(h("button", { type: "button", id: "room-leave", text: t("room.leave"), onclick: () => this.leave() }));
+    }
     acts.append(h("a", { className: "button", href: "/", text: t("room.solo") }));
+    if (room.status === "over") {
+      const waiting = rematchWaiting(room);
+      if (waiting.length) {
+        const names = waiting.map((seat) => (seat === me ? t("you") : room.seats[seat]?.name || seatLabel(seat)));
+        acts.append(h("p", { className: "rematch-note", id: "room-rematch-note", role: "status", text: t("room.rematchAwaited", { names: names.join(", ") }) }));
+      }
+    }
     this.drawOverRematch();
     // Links (for the people seated).
     const links = /** @type {HTMLElement} */ (document.querySelector("#room-links"));
@@ -552,6 +681,7 @@ class RoomPage {
     // Chat: for the people seated, once the game is on.
     const chat = /** @type {HTMLElement} */ (document.querySelector("#room-chat"));
     chat.hidden = me == null || room.game == null;
+    this.chatJump();
     if (refocus && !this.panel.contains(document.activeElement)) {
       const again = /** @type {HTMLElement | null} */ (this.panel.querySelector(refocus));
       // The Start button is gone once the game is on: the keyboard goes to the hand.
@@ -560,19 +690,79 @@ class RoomPage {
     }
   }
 
-  /** The game-over dialog: Rematch instead of a solo New game. */
+  /**
+   * The seats in the panel: names, presence, host, the computer's countdown.
+   * @param {Room} room @param {number | null} me @param {boolean} host
+   */
+  drawSeats(room, me, host) {
+    const ol = /** @type {HTMLElement | null} */ (document.querySelector("#room-seats"));
+    if (!ol) return;
+    ol.replaceChildren();
+    const now = performance.now();
+    for (const s of room.seats) {
+      const li = h("li", { "data-seat": String(s.seat), "data-kind": s.kind, className: s.seat === me ? "me" : "" });
+      if (s.kind === "person") {
+        const label = s.connected ? t("room.connected") : t("room.disconnected");
+        li.append(h("span", { className: `presence ${s.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label }));
+      } else li.append(h("span", { className: "presence none", "aria-hidden": "true" }));
+      let name;
+      if (s.kind === "empty") name = t("room.emptySeat", { level: t(`level.${s.level}`) });
+      else if (s.kind === "computer") name = `${s.name || seatLabel(s.seat)} · ${t("room.computer", { level: t(`level.${s.level}`) })}`;
+      else name = s.name || seatLabel(s.seat);
+      li.append(h("span", { className: "seat-name", text: name }));
+      if (s.seat === room.host) li.append(h("span", { className: "tag", "data-host": "true", text: t("room.host") }));
+      if (s.seat === me) li.append(h("span", { className: "tag", text: t("you") }));
+      if (s.away) li.append(h("span", { className: "tag away", text: t("room.awayBadge") }));
+      const left = s.seat === me ? -1 : this.takeoverLeft(s.seat, now);
+      if (left >= 0 && s.kind === "person" && !s.away) {
+        li.append(h("span", { className: "tag takeover", "data-takeover": String(left), text: takeoverText(s.name || seatLabel(s.seat), left) }));
+      }
+      if (room.status === "over" && room.rematch.includes(s.seat)) li.append(h("span", { className: "tag rematch", text: t("room.wantsRematch") }));
+      if (host && s.kind === "person" && s.seat !== me && room.status !== "closed") {
+        li.append(
+          h("button", {
+            type: "button",
+            className: "remove",
+            "data-remove": String(s.seat),
+            text: t("room.remove"),
+            "aria-label": t("room.removeLabel", { name: s.name || seatLabel(s.seat) }),
+            onclick: () => this.api?.send({ type: "remove", seat: s.seat }),
+          }),
+        );
+      }
+      ol.append(li);
+    }
+  }
+
+  /**
+   * Whole seconds until a computer plays for the person at `seat` who left (-1: none due).
+   * @param {number} seat @param {number} now
+   */
+  takeoverLeft(seat, now) {
+    const at = this.takeovers.get(seat);
+    return at == null ? -1 : Math.max(0, Math.ceil((at - now) / 1000));
+  }
+
+  /** The game-over dialog: Rematch instead of a solo New game, and who is awaited. */
   drawOverRematch() {
     const room = this.room;
-    const box = document.querySelector("#dlg-over .dialog-buttons");
-    if (!box || !room) return;
+    const dlg = document.querySelector("#dlg-over");
+    const box = dlg && dlg.querySelector(".dialog-buttons");
+    if (!dlg || !box || !room) return;
     const solo = /** @type {HTMLElement | null} */ (box.querySelector("button.new"));
     if (solo) solo.hidden = true;
     box.querySelector(".rematch")?.remove();
+    dlg.querySelector(".rematch-note")?.remove();
     const me = this.spectator ? null : room.you;
     if (room.status === "over" && me != null) {
       const b = rematchButton(room, me, () => this.api?.send({ type: "rematch" }));
       b.classList.add("rematch");
       box.append(b);
+      const waiting = rematchWaiting(room);
+      if (waiting.length) {
+        const names = waiting.map((seat) => (seat === me ? t("you") : room.seats[seat]?.name || seatLabel(seat)));
+        box.before(h("p", { className: "rematch-note", role: "status", text: t("room.rematchAwaited", { names: names.join(", ") }) }));
+      }
     }
   }
 
@@ -595,20 +785,84 @@ class RoomPage {
     log.append(li);
     while (log.childElementCount > 100) /** @type {Element} */ (log.firstElementChild).remove();
     log.scrollTop = log.scrollHeight;
+    if (!this.chatSeen && seat !== S.seat) {
+      // Out of sight (a phone: far below the table): the button says a message came.
+      this.unread += 1;
+      this.lastChat = `${who}: ${text}`;
+    }
+    this.chatJump();
   }
 
   clearChat() {
     document.querySelector("#chat-log")?.replaceChildren();
+    this.unread = 0;
+    this.chatJump();
+  }
+
+  /**
+   * The button that brings the chat into sight when it is out of it (on a phone the room's
+   * panel is below the table): it counts the messages that came meanwhile.
+   */
+  chatJump() {
+    const chat = /** @type {HTMLElement | null} */ (document.querySelector("#room-chat"));
+    if (!chat) return;
+    let btn = /** @type {HTMLButtonElement | null} */ (document.querySelector("#chat-jump"));
+    if (!btn) {
+      btn = /** @type {HTMLButtonElement} */ (
+        h("button", {
+          type: "button",
+          id: "chat-jump",
+          className: "chat-jump",
+          hidden: true,
+          onclick: () => {
+            chat.scrollIntoView({ block: "center", behavior: "auto" });
+            /** @type {HTMLElement | null} */ (document.querySelector("#chat-log"))?.focus({ preventScroll: true });
+            this.unread = 0;
+            this.chatJump();
+          },
+        })
+      );
+      // In the felt's free corner (on a phone the panel is far below): it covers no card.
+      (document.querySelector(".felt") || document.body).append(btn);
+      if ("IntersectionObserver" in window) {
+        new IntersectionObserver((entries) => {
+          for (const e of entries) this.chatSeen = e.isIntersecting && e.intersectionRatio > 0.5;
+          if (this.chatSeen) this.unread = 0;
+          this.chatJump();
+        }, { threshold: [0, 0.5, 1] }).observe(chat);
+      }
+    }
+    const show = !chat.hidden && !this.chatSeen;
+    btn.hidden = !show;
+    const key = `${show}|${this.unread}|${this.lastChat}|${t("room.chatJump")}`;
+    if (btn.dataset.key === key) return;
+    btn.dataset.key = key;
+    btn.dataset.unread = String(this.unread);
+    btn.replaceChildren();
+    btn.append(h("span", { className: "chat-jump-label", text: this.unread ? t("room.chatNew", { n: this.unread }) : t("room.chatJump") }));
+    if (this.unread && this.lastChat) btn.append(h("span", { className: "chat-jump-preview", text: this.lastChat }));
   }
 }
 
 /** @param {Room} room @param {number} me @param {() => void} ask */
 function rematchButton(room, me, ask) {
   const asked = room.rematch.includes(me);
-  const names = room.rematch.map((s) => (s === me ? t("you") : room.seats[s]?.name || seatLabel(s)));
-  const text = asked ? t("room.rematchWaiting", { names: names.join(", ") }) : names.length ? t("room.rematchAsked", { names: names.join(", ") }) : t("room.rematch");
+  const text = asked ? t("room.rematchAskedYou") : t("room.rematch");
   return h("button", { type: "button", className: "primary room-rematch", "data-rematch": asked ? "asked" : "", disabled: asked, text, onclick: ask });
 }
+
+/**
+ * The seats whose rematch vote is still needed: the server's list, or (from a server
+ * without it) every person who has not voted.
+ * @param {Room} room
+ */
+function rematchWaiting(room) {
+  if (Array.isArray(room.rematch_waiting)) return room.rematch_waiting;
+  return room.seats.filter((s) => s.kind === "person" && !room.rematch.includes(s.seat)).map((s) => s.seat);
+}
+
+/** "A computer plays for Bo in 12 s" (or "now"). @param {string} name @param {number} n */
+const takeoverText = (name, n) => (n > 0 ? t("room.takeoverIn", { name, n }) : t("room.takeoverNow", { name }));
 
 /** @param {string} id @param {string} label @param {string} url */
 function linkRow(id, label, url) {
@@ -738,9 +992,9 @@ async function openCreate() {
 
 /**
  * The join view of an invite link: a name and a seat. Resolves with the seat taken, or
- * null if the person closed it.
+ * "full" / "started" when the seats went meanwhile.
  * @param {Room} room @param {string | null} invite
- * @returns {Promise<number | null>}
+ * @returns {Promise<number | "full" | "started">}
  */
 async function joinDialog(room, invite) {
   const profile = await api("/api/profile");
@@ -784,6 +1038,14 @@ async function joinDialog(room, invite) {
       const seatValue = /** @type {HTMLSelectElement} */ (seatSel).value;
       if (seatValue !== "") body.seat = Number(seatValue);
       const r = await api(`/api/rooms/${encodeURIComponent(room.id)}/join`, body);
+      const code = r.data && r.data.error;
+      if (!r.ok && (code === "room-full" || code === "room-started")) {
+        // Too late: the page says so and offers to watch.
+        dlg.close();
+        dlg.remove();
+        resolve(code === "room-full" ? "full" : "started");
+        return;
+      }
       if (!r.ok) {
         err.textContent = refusal(r);
         return;

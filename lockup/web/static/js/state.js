@@ -55,6 +55,7 @@ export const FALLBACK_OPTIONS = /** @type {Options} */ ({
  * @property {Options} options
  * @property {boolean} lastTrickPinned
  * @property {boolean} lastTrickHover
+ * @property {Set<string>} byComputer our cards that a computer played for us (a room: we were away or out of time)
  */
 
 /** @returns {PageState} */
@@ -85,6 +86,7 @@ export function createState() {
     options: FALLBACK_OPTIONS,
     lastTrickPinned: false,
     lastTrickHover: false,
+    byComputer: new Set(),
   };
 }
 

@@ -65,6 +65,7 @@ export function refusalText(s, msg) {
   if (text != null) return text;
   const key = `err.${code}`;
   if (has(key)) return t(key);
+  if (has(`room.err.${code}`)) return t(`room.err.${code}`);
   return stripRule(msg.reason || "") || t("err.unknown");
 }
 
