@@ -57,15 +57,14 @@ typecheck: install-test
 docs: install-test
 	$(BIN)/python -m sphinx -q -E -n -W --keep-going -b html docs/api docs/_build/api
 
-browser:
-	bash scripts/ensure-chromium.sh
+# The system packages the tests use (Chromium for the browser tests, PostgreSQL and Redis
+# for the cluster tests, each test starting its own on private ports): one script, one
+# apt-get call for what is missing, so that `make -j2` never runs two apt installs at
+# once (dpkg takes one lock). tests/test_makefile.py holds it.
+system:
+	bash scripts/ensure-system.sh
 
-# PostgreSQL and Redis for the cluster tests (each test starts its own, on private ports).
-services:
-	bash scripts/ensure-services.sh
-
-# The system packages (apt, one after the other: dpkg takes one lock).
-system: browser services
+browser services: system
 
 # Python's installs and the static checks, one after the other.
 checks:

@@ -1,6 +1,6 @@
 """Real PostgreSQL and Redis servers for the tests, each on a private port and a temporary
 data directory, started and stopped by the tests themselves (``make test`` installs the
-Debian packages, see ``scripts/ensure-services.sh``).
+Debian packages, see ``scripts/ensure-system.sh``).
 
 A test that needs one and finds no binaries is skipped, saying which are missing.
 """

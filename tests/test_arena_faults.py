@@ -414,3 +414,51 @@ def test_a_closed_standard_input_is_called_so(tmp_path: Path) -> None:
         assert fault.detail == "the program closed its standard input"
     finally:
         bot.close()
+
+
+def test_a_bot_that_crashes_every_game_is_said_loudly_above_the_table(tmp_path: Path) -> None:
+    """docs/pettingzoo.md's bot run by a Python without its packages: it dies at import in
+    every game. The summary says so above the table, with the program's last error line,
+    and the JSON summary counts the games."""
+    import json
+    import subprocess
+
+    bot = tmp_path / "needs_numpy.py"
+    bot.write_text("import lockup_no_such_module_xyz  # noqa\n")
+    out = tmp_path / "summary.json"
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "lockup",
+            "arena",
+            "--bots",
+            f"cmd:{PY} {bot},random,random,random",
+            "--hands",
+            "4",
+            "--workers",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=80,
+    )
+    assert r.returncode == 0, r.stderr
+    head = r.stdout.split("bot ", 1)[0]  # what comes before the table
+    assert "!! WARNING: 0:needs_numpy.py failed in 4 of 4 games (crash 4)" in head, r.stdout
+    assert "were played at random for it" in head
+    assert (
+        "!! its first failure: crash: the program exited with status 1: ModuleNotFoundError: "
+        "No module named 'lockup_no_such_module_xyz'"
+    ) in head
+    # The program's own traceback still reaches the arena's standard error.
+    assert "Traceback (most recent call last)" in r.stderr
+    summary = json.loads(out.read_text())
+    b0 = summary["bots"][0]
+    assert b0["games_with_faults"] == 4 and b0["random_moves"] == b0["moves"] > 0
+    assert "lockup_no_such_module_xyz" in b0["first_fault"]
+    assert all(b["games_with_faults"] == 0 for b in summary["bots"][1:])
+    # A clean run says nothing of the kind.
+    assert "WARNING" not in format_summary({**summary, "bots": summary["bots"][1:]})

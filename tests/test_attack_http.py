@@ -476,3 +476,63 @@ def test_body_limit_middleware() -> None:
     assert status == 200 and body == b"x" * 10 + b"y" * 10
     status, body, _ = run_body_limit([(b"content-length", b"50")], [b"x" * 10], complete=False)
     assert status == 408 and b"timeout" in body  # 10 bytes of 50, then nothing for 0.5 s
+
+
+def test_one_big_header_in_one_send_is_refused(db: Path) -> None:
+    """The 8 KB limit holds for headers that arrive whole, in one send, too (h11 bounds
+    only an incomplete request's buffer: a complete 20-100 KB header block used to get 200)."""
+    with Server(db) as server:
+        outcomes = {}
+        for size in (4 * 1024, 20 * 1024, 100 * 1024):
+            with attacker_socket(server, "127.0.0.5") as s:
+                request = (
+                    b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
+                    + b"a" * size
+                    + b"\r\nConnection: close\r\n\r\n"
+                )
+                s.sendall(request)  # one send: the whole request, headers complete
+                outcomes[size] = status_of(read_response(s, 5.0))
+        log = server.log_text()
+    assert outcomes == {4 * 1024: "200", 20 * 1024: "431", 100 * 1024: "431"}, outcomes
+    assert "max-header-bytes" in log and "Traceback" not in log
+
+
+def test_a_websocket_frame_that_is_not_utf8_is_one_log_line(db: Path) -> None:
+    """A text frame of bad UTF-8 closes the socket 1007 and logs one line, no traceback."""
+    import base64
+    import os
+    import struct
+
+    import httpx
+
+    def masked(payload: bytes, opcode: int = 1) -> bytes:
+        mask = os.urandom(4)
+        head = bytes([0x80 | opcode, 0x80 | len(payload)])
+        return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+    with Server(db) as server:
+        with httpx.Client(base_url=server.url) as http:
+            http.get("/")
+            cookie = http.cookies["lockup_player"]
+        with attacker_socket(server, "127.0.0.6") as s:
+            key = base64.b64encode(os.urandom(16)).decode()
+            s.sendall(
+                (
+                    f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                    f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                    f"Origin: {server.url}\r\nCookie: lockup_player={cookie}\r\n\r\n"
+                ).encode()
+            )
+            s.settimeout(5)
+            assert s.recv(4096).startswith(b"HTTP/1.1 101 ")
+            s.sendall(masked(b'\xff\xfe{"type": "hello"}'))
+            close = s.recv(4096)
+        assert close[:1] == b"\x88" and struct.unpack("!H", close[2:4])[0] == 1007
+        time.sleep(0.5)
+        log = server.log_text()
+        # and the server goes on
+        assert httpx.get(f"{server.url}/healthz", timeout=5).text == "ok"
+    assert "Traceback" not in log, log
+    lines = [line for line in log.splitlines() if "not UTF-8" in line]
+    assert len(lines) == 1 and "closed 1007" in lines[0], log

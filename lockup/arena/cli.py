@@ -192,6 +192,7 @@ def format_summary(s: dict[str, Any]) -> str:
         f"({s['deals']} deals), seed {s['seed']}; rules {r['picture_exception']}, "
         f"{r['lock_discards']}, target {r['target']}; {s['elapsed_s']:.1f} s "
         f"({(s['hands_per_s'] or 0):.1f} hands/s, {s['workers']} workers)",
+        *_warnings(s),
         "",
         f"{'bot':<28} {'tricks/hand':>11} {'95% CI':>17} {'win rate':>9} {'95% CI':>16} "
         f"{'p95 move':>9} {'faults':>6}",
@@ -235,6 +236,25 @@ def format_summary(s: dict[str, Any]) -> str:
                 + (f"; {dropped} lines dropped (unasked or stale)" if dropped else "")
             )
     return "\n".join(out)
+
+
+def _warnings(s: dict[str, Any]) -> list[str]:
+    """Loud lines, above the table, for each bot that failed in games (an outside bot
+    that crashed, stalled or broke the rules): its row is partly random play."""
+    out = []
+    for b in s["bots"]:
+        n = b.get("games_with_faults", 0)
+        if not n:
+            continue
+        kinds = ", ".join(f"{k} {v}" for k, v in b["faults"].items() if v)
+        out += [
+            "",
+            f"!! WARNING: {b['label']} failed in {n} of {b['games']} games ({kinds}): "
+            f"{b['random_moves']} of its {b['moves']} cards were played at random for it, "
+            "so its row measures random play more than the bot.",
+            f"!! its first failure: {b.get('first_fault') or '?'}",
+        ]
+    return out
 
 
 def _ms(seconds: float | None) -> str:

@@ -26,7 +26,10 @@ import json
 import os
 import select
 import subprocess
+import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,7 +108,9 @@ class ExternalBot(Bot):
     ``command`` is the program and its arguments. ``timeout`` is the seconds it has for
     each answer, and to take each message the arena writes. The program starts at the
     first message and is restarted by :meth:`begin_game` after it crashed or was stopped
-    for stalling. Its standard error goes to the arena's.
+    for stalling. Its standard error goes to the arena's, line by line, and its last
+    line is kept: a crash names it (``the program exited with status 1:
+    ModuleNotFoundError: No module named 'numpy'``).
     """
 
     name = "cmd"
@@ -141,8 +146,41 @@ class ExternalBot(Bot):
         self._lines = 0  # lines read from this run of the program
         self._turn_id = 0  # the id of the last turn sent
         self._fresh = True
+        self._errors: deque[str] = deque(maxlen=1)
+        self._stderr_reader: threading.Thread | None = None
 
     # ------------------------------------------------------------------ process
+
+    def _forward_stderr(self, stream: Any, last: deque[str]) -> None:
+        """Copy the program's standard error to the arena's, keeping its last line."""
+        out = getattr(sys.stderr, "buffer", None)
+        try:
+            for line in iter(stream.readline, b""):
+                text = line.decode("utf-8", errors="replace").strip()
+                if text:
+                    last.append(text)
+                try:
+                    if out is not None:
+                        out.write(line)
+                        out.flush()
+                    else:
+                        sys.stderr.write(line.decode("utf-8", errors="replace"))
+                except (OSError, ValueError):
+                    pass
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def last_error_line(self) -> str:
+        """The last line the program wrote on its standard error ('' if none)."""
+        reader = self._stderr_reader
+        if reader is not None:
+            reader.join(timeout=0.5)  # the program is gone: its last lines are coming
+        return self._errors[-1] if self._errors else ""
 
     def _start(self) -> None:
         try:
@@ -150,6 +188,7 @@ class ExternalBot(Bot):
                 self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 cwd=self.cwd,
                 bufsize=0,
             )
@@ -157,7 +196,15 @@ class ExternalBot(Bot):
             self.proc = None
             self.down = True
             raise BotFault("crash", f"cannot start {self.command[0]!r}: {e.strerror}") from None
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self._errors = deque(maxlen=1)
+        self._stderr_reader = threading.Thread(
+            target=self._forward_stderr,
+            args=(self.proc.stderr, self._errors),
+            name=f"stderr of {self.label}",
+            daemon=True,
+        )
+        self._stderr_reader.start()
         os.set_blocking(self.proc.stdin.fileno(), False)  # writes wait with a deadline
         self._buf = b""
         self._skipping = False
@@ -208,7 +255,10 @@ class ExternalBot(Bot):
                 return self._fail("crash", f"the program closed its {closed}")
         if code is None:
             return self._fail("crash", "the program stopped")
-        return self._fail("crash", f"the program exited with status {code}")
+        last = self.last_error_line()
+        return self._fail(
+            "crash", f"the program exited with status {code}" + (f": {last}" if last else "")
+        )
 
     def _wait(self) -> float:
         """Seconds the program has to answer or to take a message."""

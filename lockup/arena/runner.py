@@ -84,6 +84,8 @@ class GameResult:
     locks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     dropped_lines: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     """Lines each outside bot wrote that were not the answer to a turn (never played)."""
+    first_fault: list[str] = field(default_factory=lambda: ["", "", "", ""])
+    """Each entry's first fresh fault in this game, ``kind: detail`` ('' if none)."""
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -160,6 +162,7 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
     random_moves = [0, 0, 0, 0]
     times: list[list[float]] = [[], [], [], []]
     lines: list[tuple[int, str]] = []
+    first_fault = ["", "", "", ""]
     labels = [specs[entry_at[s]].label(entry_at[s]) for s in range(4)]
     order: list[int] = []
     outside = {e: bot for e, bot in enumerate(bots) if isinstance(bot, ExternalBot)}
@@ -174,6 +177,7 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
         """Count a fresh fault of entry ``e`` and say it."""
         if fault is not None and fault.fresh:
             faults[e][fault.kind] += 1
+            first_fault[e] = first_fault[e] or f"{fault.kind}: {fault.detail}"
             say(e, f", {where}: {fault.kind}: {fault.detail}; {then}")
 
     def tell(message: dict[str, Any], where: str) -> None:
@@ -285,6 +289,7 @@ def play_game(config: ArenaConfig, set_index: int, rotation: int, players: _Play
         fault_lines=lines,
         locks=[sum(h.times_locked[seat_of[e]] for h in game.summaries) for e in range(4)],
         dropped_lines=dropped,
+        first_fault=first_fault,
     )
 
 
@@ -495,6 +500,8 @@ def summarize(config: ArenaConfig, sets: list[list[GameResult]], elapsed: float)
                 "faults": faults,
                 "random_moves": sum(g.random_moves[e] for g in games),
                 "dropped_lines": sum(g.dropped_lines[e] for g in games),
+                "games_with_faults": sum(1 for g in games if any(g.faults[e].values())),
+                "first_fault": next((g.first_fault[e] for g in games if g.first_fault[e]), None),
                 "moves": len(move_times),
                 "move_time_mean_s": (sum(move_times) / len(move_times)) if move_times else None,
                 "move_time_p95_s": stats.percentile(move_times, 95),

@@ -5,7 +5,9 @@ client from stalling the others live at that level (docs/server.md, "Limits"):
 
 - **headers**: a request whose line and headers pass ``max_header_bytes`` is answered 431
   and closed as soon as that many bytes are buffered (the h11 parser, which bounds its
-  buffer; httptools reads headers of any size);
+  buffer; httptools reads headers of any size), and so is one whose too long headers
+  arrive whole in one read (h11 bounds only an incomplete request's buffer, so the
+  protocol measures the header block itself);
 - **header timeout**: a connection that has not sent a request's complete headers within
   ``header_timeout`` seconds of connecting (or of the first byte of a later request) is
   closed: silent connections and slow drips ("slowloris") alike;
@@ -30,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import resource
 import socket
 import sys
@@ -163,6 +166,10 @@ def _raw_response(status: int, reason: str, error: str, text: str) -> bytes:
 # ---------------------------------------------------------------------- the protocol
 
 
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+"""The end of a request's line and headers (h11 also takes bare line feeds)."""
+
+
 class _H11Connection(h11.Connection):
     """h11's connection, remembering the last error its parser raised (for a 431)."""
 
@@ -232,6 +239,9 @@ class GuardedH11Protocol(H11Protocol):
         if self._header_timer is None and self.conn.their_state is h11.IDLE:
             self._arm_header_timer()  # the first byte of a later request on this connection
         self._got_bytes = True
+        if self.conn.their_state is h11.IDLE and self._headers_too_long(data):
+            self._refuse_long_headers()
+            return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._cancel_header_timer()  # the headers are in
@@ -251,6 +261,21 @@ class GuardedH11Protocol(H11Protocol):
         if error is None or error.error_status_hint != 431:
             super().send_400_response(msg)
             return
+        self._refuse_long_headers()
+
+    def _headers_too_long(self, data: bytes) -> bool:
+        """Whether the request line and headers, as far as they have come with ``data``,
+        pass ``max_header_bytes`` (also when they end inside ``data``)."""
+        limit = max(self.limits.max_header_bytes, 256)
+        buffered = self.conn.trailing_data[0]
+        if len(buffered) + len(data) <= limit:
+            return False
+        head = bytes(buffered) + data[: limit + 4]
+        end = _HEAD_END.search(head)
+        return end is None or end.start() > limit
+
+    def _refuse_long_headers(self) -> None:
+        """Answer 431 and close: the request's headers are over the limit."""
         self._cancel_header_timer()
         limit = self.limits.max_header_bytes
         self.notices.note(
@@ -514,6 +539,34 @@ def make_config(
     return uvicorn.Config(wrap_app(app, limits, counter), host=host, port=port, **options)
 
 
+class _ClientErrorLine(logging.Filter):
+    """A client's fault that uvicorn logs with a traceback, logged as one line instead: a
+    WebSocket text frame that is not UTF-8 (closed 1007) is the client's doing, not a
+    server bug."""
+
+    MESSAGES = {
+        "Invalid UTF-8 sequence received from client.": (
+            "a WebSocket text frame that is not UTF-8 was refused (closed 1007)"
+        ),
+    }
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        line = self.MESSAGES.get(str(record.msg))
+        if line is not None:
+            record.msg, record.args = line, ()
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def one_line_client_errors() -> None:
+    """Log the client faults of :class:`_ClientErrorLine` as one line (idempotent; uvicorn
+    logs them on ``uvicorn.error``)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _ClientErrorLine) for f in logger.filters):
+        logger.addFilter(_ClientErrorLine())
+
+
 def serve(
     app: ASGIApp,
     host: str,
@@ -529,6 +582,7 @@ def serve(
     connections among them; ``lockup serve --workers N``)."""
     raise_nofile_limit()
     server = uvicorn.Server(make_config(app, host, port, limits, **uvicorn_kwargs))
+    one_line_client_errors()
     sockets = None
     if reuse_port:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

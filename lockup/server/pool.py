@@ -154,6 +154,15 @@ def _pid() -> int:
     return os.getpid()
 
 
+def _warm_hint() -> None:
+    """One tiny hint in a hint worker: its whole path (imports, the search, the rollouts)
+    is loaded before a player's first hint."""
+    from ..engine import Game
+
+    game = Game.new(random.Random(0), record=False)
+    hint_values(game.view(game.turn), 0.01)
+
+
 class HintsBusy(Exception):
     """Every hint worker is busy and the queue is full: ask again later."""
 
@@ -264,9 +273,13 @@ class BotPool:
         return result
 
     async def warm_up(self) -> None:
-        """Start the worker processes now (each loads the expert's search as it starts),
-        rather than at the first expert's turn or hint."""
+        """Start the worker processes now (each loads the expert's search as it starts)
+        and give each hint worker one tiny hint, rather than at the first expert's turn or
+        hint: a first hint then takes its budget, not the 3 s and more of a cold worker
+        (tests/test_pool_warm.py)."""
         await asyncio.gather(self._bots.warm_up(), self._hints.warm_up())
+        for _ in range(self._hints.size):
+            await self._hints.run(_warm_hint)
 
     def close(self) -> None:
         """Stop the workers (a thinking bot is abandoned)."""

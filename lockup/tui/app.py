@@ -22,9 +22,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from .. import refusals
 from ..cards import SUIT_SYMBOLS, card_symbol, parse_card, sort_for_display
 from ..engine import DEFAULT_PLAYERS
 from .driver import Driver
+from .words import says
 
 HAND_SLOTS = 13
 RED_SUITS = ("D", "H")
@@ -112,7 +114,8 @@ class TrickBox(Panel):
         last = view.get("last_trick")
         number = view.get("trick_number", 0)
         if view.get("phase") in ("deal", "over") and view.get("winner") is not None:
-            self.update(Text(f"{players[view['winner']]} wins the game!", style="bold yellow"))
+            winner = players[view["winner"]]
+            self.update(Text(f"{says(winner, 'wins')} the game!", style="bold yellow"))
             return
         caption: Text
         if plays:
@@ -237,7 +240,8 @@ class SummaryScreen(ModalScreen[None]):
                 cards_text(s["lost"][seat], dim=True),
             )
         if self.winner is not None:
-            foot = Text(f"\n{self.players[self.winner]} wins the game!", style="bold yellow")
+            winner = says(self.players[self.winner], "wins")
+            foot = Text(f"\n{winner} the game!", style="bold yellow")
             foot.append("\nEnter: back to the table · q: quit", style="dim")
         else:
             foot = Text("\nEnter: deal the next hand", style="dim")
@@ -379,12 +383,22 @@ class TableApp(App[None]):
         self.refresh_table()
 
     def show_refusal(self, refusal: dict[str, Any]) -> None:
-        """A card was refused: the engine's reason (and rule)."""
+        """A card was refused: the engine's reason (and rule), its seats named as the
+        table names them ("It is not your turn: Þóra plays now.")."""
         text = Text("Refused", style="bold")
         if refusal.get("rule"):
             text.append(f" ({refusal['rule']})")
-        text.append(": " + str(refusal.get("reason", "")))
+        text.append(": " + self.refusal_text(refusal))
         self._message(text, refusal=True)
+
+    def refusal_text(self, refusal: dict[str, Any]) -> str:
+        """The refusal in the catalogue's words with the table's names (an engine refusal
+        or a server's ``error`` frame: ``code`` and ``params``), else its ``reason``."""
+        code, params = refusal.get("code"), refusal.get("params")
+        if isinstance(code, str) and code in refusals.codes() and isinstance(params, dict):
+            viewer = (self.view or {}).get("seat")
+            return refusals.message(code, params, names=self.players, viewer=viewer)
+        return str(refusal.get("reason", ""))
 
     def show_hint(self, values: list[tuple[str, float]]) -> None:
         """The expert's value of each legal card (expected tricks this hand)."""
@@ -452,7 +466,8 @@ class TableApp(App[None]):
             elif turn is not None:
                 status.append(f" · {self.players[turn]} to play")
         elif view.get("winner") is not None:
-            status.append(f" · {self.players[view['winner']]} won", style="bold yellow")
+            won = says(self.players[view["winner"]], "won")
+            status.append(f" · {won}", style="bold yellow")
         self.query_one("#status", Static).update(status)
         self.refresh_hand()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine import TARGETS
@@ -55,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--resume file)",
     )
     p.add_argument("--resume", default=None, metavar="FILE", help="go on with a saved game")
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="start a new game even when the save file holds an unfinished one (the new "
+        "game is saved to a new file, lockup-game-2.json and so on)",
+    )
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument(
         "--server",
@@ -73,29 +80,57 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_play)
 
 
+def _terminal() -> bool:
+    """Whether standard input and error are a terminal (Textual draws on standard error)."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _save_files(path: Path) -> Iterator[Path]:
+    """``path``, then ``stem-2.json``, ``stem-3.json``... up to the first that does not exist."""
+    yield path
+    n = 2
+    while path.exists():
+        path = path.with_name(f"{path.stem.removesuffix(f'-{n - 1}')}-{n}{path.suffix}")
+        yield path
+        n += 1
+
+
 def _play(args: argparse.Namespace) -> int:
     from .app import TableApp
     from .driver import Driver
 
-    def fail(reason: str) -> int:
+    def fail(reason: str, status: int = 2) -> int:
         print(f"lockup play: {reason}", file=sys.stderr)
-        return 2
+        return status
 
+    no_terminal = (
+        "needs a terminal: standard input or error is not one (run it in a terminal, "
+        "not through a pipe; lockup arena plays games without one)"
+    )
     if not args.pace >= 0:
         return fail("--pace must be 0 or more")
     driver: Driver
     saved: Path | None = None
+    notice: str | None = None
     if args.server is not None:
         from .remote import RemoteDriver
 
         try:
-            driver = RemoteDriver(args.server, name=args.name)
+            remote = RemoteDriver(args.server, name=args.name)
         except ValueError as e:
             return fail(str(e))
+        unreachable = remote.reach()
+        if unreachable is not None:
+            return fail(unreachable, 1)
+        if not _terminal():
+            return fail(no_terminal)
+        driver = remote
     else:
         from ..engine import Rules
         from .local import LocalDriver, LocalGame, SaveError
 
+        if not _terminal():
+            return fail(no_terminal)
         save = Path(args.save) if args.save else None
         if args.resume is not None:
             try:
@@ -105,21 +140,50 @@ def _play(args: argparse.Namespace) -> int:
             except SaveError as e:
                 return fail(str(e))
         else:
-            rules = Rules(
-                picture_exception=args.picture_exception,
-                lock_discards=args.lock_discards,
-                target=args.target,
-            )
-            local = LocalGame.new(
-                rules,
-                level=args.level or "normal",
-                seed=args.seed,
-                name=args.name,
-                save=save or Path(DEFAULT_SAVE),
-            )
-        driver = LocalDriver(local, pace=args.pace)
+            wanted = save or Path(DEFAULT_SAVE)
+            path = wanted
+            local_or_none: LocalGame | None = None
+            # Never overwrite a saved game: the first unfinished one of the save file and
+            # its numbered siblings goes on (unless --new), else the new game takes the
+            # first free name.
+            for path in _save_files(wanted):
+                if not path.exists() or args.new:
+                    continue
+                try:
+                    old = LocalGame.resume(path, level=args.level, name=args.name)
+                except SaveError:
+                    continue
+                if not old.game.is_over:
+                    local_or_none = old
+                    notice = (
+                        f"Resuming the unfinished game saved in {path} "
+                        "(lockup play --new starts another)."
+                    )
+                    break
+            if local_or_none is None and path != wanted:
+                notice = f"{wanted} is kept as it is: this game is saved in {path}."
+            if local_or_none is None:
+                rules = Rules(
+                    picture_exception=args.picture_exception,
+                    lock_discards=args.lock_discards,
+                    target=args.target,
+                )
+                local_or_none = LocalGame.new(
+                    rules,
+                    level=args.level or "normal",
+                    seed=args.seed,
+                    name=args.name,
+                    save=path,
+                )
+            local = local_or_none
+        driver = LocalDriver(local, pace=args.pace, notice=notice)
         saved = local.save_path
-    TableApp(driver).run()
+    if notice:
+        print(f"lockup play: {notice}", file=sys.stderr)
+    app = TableApp(driver)
+    app.run()
+    if driver.failure:
+        return fail(driver.failure, 1)
     if saved is not None:
         print(f"lockup play: saved in {saved} (lockup play --resume {saved})", file=sys.stderr)
-    return 0
+    return app.return_code or 0

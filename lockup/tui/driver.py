@@ -21,6 +21,9 @@ class Driver:
 
     def __init__(self) -> None:
         self._app: TableApp | None = None
+        self.failure: str | None = None
+        """Why the game cannot go on (a server that cannot be reached or joined): the
+        app closes and ``lockup play`` prints it and exits 1."""
 
     @property
     def app(self) -> TableApp:

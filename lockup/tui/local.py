@@ -24,6 +24,7 @@ from ..cards import Card, card_str, card_symbol, parse_card
 from ..engine import DEAL, DEFAULT_PLAYERS, Game, Refusal, Rules, SeatView
 from ..record import from_record, to_record
 from .driver import Driver
+from .words import possessive, says
 
 HUMAN = 0
 """The person's seat: South (R1)."""
@@ -253,9 +254,13 @@ class LocalDriver(Driver):
         pace: float = 0.5,
         hint_time: float | None = None,
         hint_iterations: int | None = None,
+        notice: str | None = None,
     ) -> None:
         super().__init__()
         self.local = local
+        self.notice = notice
+        """A line shown when the table opens (``lockup play`` resumed a game, or saves
+        this one in a file of its own)."""
         self.pace = pace
         self.hint_time = hint_time
         self.hint_iterations = hint_iterations
@@ -268,6 +273,8 @@ class LocalDriver(Driver):
 
     async def start(self) -> None:
         self.refresh()
+        if self.notice:
+            self.app.say(self.notice)
         self.advance()
 
     def refresh(self) -> None:
@@ -298,12 +305,12 @@ class LocalDriver(Driver):
         due = self.local.due()
         if due == "over":
             assert game.winner is not None
-            self.app.say(f"{names[game.winner]} wins the game (R15). q to quit.")
+            self.app.say(f"{says(names[game.winner], 'wins')} the game (R15). q to quit.")
         elif due == "human":
             pass
         elif due == "deal":
             self.local.deal()
-            self.app.say(f"Hand {game.hand_number + 1}: {names[game.dealer]} deals (R3).")
+            self.app.say(f"Hand {game.hand_number + 1}: {says(names[game.dealer], 'deals')} (R3).")
             self.refresh()
             self._later(0)
         elif due == "discard":
@@ -311,7 +318,7 @@ class LocalDriver(Driver):
             assert seat is not None
             card = self.local.discard()
             self.app.say(
-                f"Lockup takes {card_symbol(card)} from {names[seat]}'s hand (R10).",
+                f"Lockup takes {card_symbol(card)} from {possessive(names[seat])} hand (R10).",
             )
             self.refresh()
             self._later(self.pace)

@@ -25,6 +25,7 @@ import websockets
 
 from ..cards import card_symbol, parse_card
 from .driver import Driver
+from .words import objective, possessive, says, verb
 
 COOKIE = "lockup_player"
 RETRIES = 5
@@ -91,6 +92,19 @@ class RemoteDriver(Driver):
             "watch": f"Lockup · watching {self.target.room}",
         }[self.target.kind]
 
+    def reach(self, timeout: float = 10.0) -> str | None:
+        """Whether the server answers (``GET /``): None, or why it cannot be reached."""
+        try:
+            httpx.get(self.target.base + "/", timeout=timeout)
+        except httpx.HTTPError as e:
+            return f"cannot reach {self.target.base}: {e or type(e).__name__}"
+        return None
+
+    def _fail(self, reason: str) -> None:
+        """Give up: the app closes and ``lockup play`` says why (exit status 1)."""
+        self.failure = reason
+        self.app.exit(return_code=1)
+
     async def start(self) -> None:
         self.app.say(f"Connecting to {self.target.base}…")
         self.app.run_worker(self._run(), group="remote", exclusive=True)
@@ -107,7 +121,7 @@ class RemoteDriver(Driver):
                 body["name"] = self.name
             r = await http.post(f"/api/rooms/{t.room}/join", json=body)
             if r.status_code != 200:
-                self.app.say(f"Could not join the room: {_reason(r)}")
+                self._fail(f"could not join the room: {_reason(r)}")
                 return None
             return {"type": "hello", "room": t.room, "since": 0}
         if t.kind == "watch":
@@ -116,7 +130,7 @@ class RemoteDriver(Driver):
             await http.post("/api/profile", json={"name": self.name})
         r = await http.get("/api/game")
         if r.status_code != 200:
-            self.app.say(f"No game: {_reason(r)}")
+            self._fail(f"no game at {self.target.base}: {_reason(r)}")
             return None
         return {"type": "hello", "game": r.json()["game"], "since": 0}
 
@@ -126,7 +140,7 @@ class RemoteDriver(Driver):
             try:
                 hello = await self._join(http)
             except httpx.HTTPError as e:
-                self.app.say(f"Cannot reach {self.target.base}: {e}")
+                self._fail(f"cannot reach {self.target.base}: {e or type(e).__name__}")
                 return
             cookie = http.cookies.get(COOKIE)
         if hello is None:
@@ -156,7 +170,7 @@ class RemoteDriver(Driver):
             if self.closed:
                 return
             await asyncio.sleep(min(0.5 * 2**attempt, 5.0))
-        self.app.say("The server cannot be reached. q to quit.")
+        self._fail(f"lost the connection to {self.target.base} ({RETRIES} tries to reconnect)")
 
     def _send(self, msg: dict[str, Any]) -> None:
         ws = self.ws
@@ -230,28 +244,31 @@ class RemoteDriver(Driver):
     def _event(self, ev: dict[str, Any]) -> None:
         k = ev.get("kind")
         if k == "deal":
-            self.app.say(f"Hand {ev['hand'] + 1}: {self._name(ev['dealer'])} deals (R3).")
+            self.app.say(f"Hand {ev['hand'] + 1}: {says(self._name(ev['dealer']), 'deals')} (R3).")
         elif k == "discard":
             card = card_symbol(parse_card(ev["card"]))
-            self.app.say(f"Lockup takes {card} from {self._name(ev['seat'])}'s hand (R10).")
+            self.app.say(
+                f"Lockup takes {card} from {possessive(self._name(ev['seat']))} hand (R10)."
+            )
         elif k == "trick":
-            text = f"{self._name(ev['winner'])} wins the trick"
+            who = self._name(ev["winner"])
+            text = f"{says(who, 'wins')} the trick"
             if ev.get("lock"):
-                text += f" and is locked up for {ev['lock']} (R9)"
+                text += f" and {verb(who, 'is')} locked up for {ev['lock']} (R9)"
             self.app.say(text + ".")
         elif k == "hand":
             winner = self.view.get("winner") if self.view else None
             self.app.show_summary(ev["summary"], winner)
         elif k == "over":
-            self.app.say(f"{self._name(ev['winner'])} wins the game (R15). q to quit.")
+            self.app.say(f"{says(self._name(ev['winner']), 'wins')} the game (R15). q to quit.")
         elif k == "chat":
             self.app.say(f"{self._name(ev['seat'])}: {ev['text']}")
         elif k == "react":
             self.app.say(f"{self._name(ev['seat'])}: {ev['reaction']}")
         elif k in ("takeover", "seat"):
-            self.app.say(f"A computer plays for {self._name(ev['seat'])}.")
+            self.app.say(f"A computer plays for {objective(self._name(ev['seat']))}.")
         elif k == "reclaim":
-            self.app.say(f"{self._name(ev['seat'])} is back.")
+            self.app.say(f"{says(self._name(ev['seat']), 'is')} back.")
 
     def _room(self, room: dict[str, Any]) -> None:
         self.room = room
