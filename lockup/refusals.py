@@ -1,4 +1,4 @@
-"""The one catalogue of refusal messages, in English and French.
+"""The one catalogue of refusal messages, in English, French and Icelandic.
 
 The engine refuses a move with a stable ``code``, the ``rule`` and ``params`` (see
 :class:`lockup.engine.Refusal`); the words come from here, and only from here: the
@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-LANGS: Final = ("en", "fr")
+LANGS: Final = ("en", "fr", "is")
 """The catalogue's languages; English is the engine's."""
 
 _M = dict[str, dict[str, dict[str, str]]]
@@ -190,6 +190,65 @@ _MESSAGES: Final[_M] = {
     },
 }
 
+# Icelandic, kept together: seats and cards stand where Icelandic keeps them in the
+# nominative ("Þóra á leik núna", "Þetta spil ... : tíguldrottning"), and {suit} where the
+# accusative singular is also the word's combining form ("Þú átt hjarta", "hjartaás").
+_ICELANDIC: Final = {
+    "lead-club": {
+        "default": "Þú mátt ekki spila út laufi meðan þú átt annan lit: "
+        "spilaðu aðeins út laufi þegar höndin er eintómt lauf.",
+    },
+    "must-follow": {
+        "default": "Þú átt {suit}: þú verður að fylgja lit.",
+        "club": "Þú átt {suit}: þú verður að fylgja lit. "
+        "Lauf má aðeins koma í staðinn meðan gosi, drottning eða kóngur liggur í slagnum.",
+    },
+    "picture-rank": {
+        "default": "Þú átt {suit}: þú verður að fylgja lit. Undanþága mannspila leyfir aðeins "
+        "laufið af sama gildi og mannspil í slagnum: {cards}.",
+        "none": "Þú átt {suit}: þú verður að fylgja lit. Undanþága mannspila leyfir aðeins "
+        "laufið af sama gildi og mannspil í slagnum, og það lauf er þegar á borðinu.",
+    },
+    "not-your-turn": {
+        "default": "Þú átt ekki leik: {seat} á leik núna.",
+        "bare": "Þú átt ekki leik.",
+    },
+    "locked": {
+        "one": "Þú ert í lás: þú situr hjá í þessum slag.",
+        "two": "Þú ert í lás: þú situr hjá í þessum slag og þeim næsta.",
+        "more": "Þú ert í lás: þú situr hjá í þessum slag og {more} í viðbót.",
+    },
+    "not-in-hand": {
+        "absent": "Þetta spil er ekki á hendi þinni: {card}.",
+        "played": "Þetta spil hefur þegar verið spilað: {card}.",
+        "lost": "Þú ert ekki lengur með þetta spil, lásinn tók það: {card}.",
+        "discard": "{seat} er ekki með þetta spil, svo að lásinn getur ekki tekið það: {card}.",
+    },
+    "not-a-card": {"default": "{value} er ekki spil."},
+    "discard-due": {
+        "default": "Fyrst verður {seat} að missa spil í lásinn.",
+        "you": "Fyrst verður lásinn að taka eitt af spilunum þínum.",
+        "bare": "Fyrst verður lásinn að taka spil.",
+    },
+    "wrong-discard-seat": {
+        "default": "Nú á {seat} að missa spil í lásinn, ekki {other}.",
+    },
+    "no-discard-due": {"default": "Lásinn á ekkert spil að taka núna."},
+    "hand-over": {"default": "Gjöfinni er lokið: allir 13 slagirnir hafa verið spilaðir."},
+    "hand-in-progress": {"default": "Gjöfinni sem nú stendur er ekki lokið enn."},
+    "bad-deal": {
+        "seats": "Í gjöf fá nákvæmlega fjögur sæti spil.",
+        "count": "{seat} fær {count} spil; hvert sæti fær 13.",
+        "not-a-card": "{value} er ekki spil.",
+        "twice": "Þetta spil er gefið tvisvar: {card}.",
+        "deck": "Gjöfin er ekki 52 spil stokksins.",
+    },
+    "game-over": {"default": "Leiknum er lokið."},
+}
+for _code, _variants in _ICELANDIC.items():
+    for _v, _text in _variants.items():
+        _MESSAGES[_code][_v]["is"] = _text
+
 # Words the placeholders are filled with, in each language.
 _WORDS: Final[dict[str, dict[str, Any]]] = {
     "en": {
@@ -220,6 +279,23 @@ _WORDS: Final[dict[str, dict[str, Any]]] = {
         },
         "card": "{rank} de {suit}",
         "or": " ou ",
+        "comma": ", ",
+    },
+    "is": {
+        "seats": ["Suður", "Vestur", "Norður", "Austur"],
+        # The accusative singular, which is also the combining form: "spaða", "spaðaás".
+        "suits": {"clubs": "lauf", "diamonds": "tígul", "hearts": "hjarta", "spades": "spaða"},
+        "ranks": {
+            **{"2": "tvistur", "3": "þristur", "4": "fjarki", "5": "fimma", "6": "sexa"},
+            **{"7": "sjöa", "8": "átta", "9": "nía", "T": "tía", "J": "gosi"},
+            **{"Q": "drottning", "K": "kóngur", "A": "ás"},
+        },
+        "index": {
+            **{r: r for r in "23456789"},
+            **{"T": "10", "J": "G", "Q": "D", "K": "K", "A": "Á"},
+        },
+        "card": "{suit}{rank}",
+        "or": " eða ",
         "comma": ", ",
     },
 }
@@ -304,7 +380,7 @@ def message(
     names: Sequence[str] | None = None,
     viewer: int | None = None,
 ) -> str:
-    """The refusal ``code`` with ``params`` in words, in ``lang`` (``en`` or ``fr``).
+    """The refusal ``code`` with ``params`` in words, in ``lang`` (``en``, ``fr``, ``is``).
 
     Seats are named by ``names`` (seat order) when given, else by compass points in the
     language; ``viewer`` is the seat reading it, whose own seat takes a ``you`` variant

@@ -204,6 +204,24 @@ def pg_server() -> Iterator[Any]:
         yield pg
 
 
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Any]:
+    """A PostgreSQL and a Redis of the module's own (private ports and data directories),
+    for the tests that stop and start them; skips when their binaries are absent."""
+    from services import Postgres, Redis, need_postgres, need_redis
+
+    need_postgres()
+    need_redis()
+    pg, redis = Postgres(), Redis()
+    try:
+        pg.start()
+        redis.start()
+        yield pg, redis
+    finally:
+        redis.remove()
+        pg.remove()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A new empty database: an SQLite file, or a fresh database on the test PostgreSQL."""

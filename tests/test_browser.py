@@ -206,7 +206,7 @@ def test_illegal_card_shows_engine_reason_in_english_and_french(
     assert all(EN_CARD.match(x) for x in labels), labels
 
     # In French: the same refusal, in French, from its code and params.
-    page.locator("#btn-lang").click()
+    page.locator("#lang-choice").select_option("fr")
     page.wait_for_selector("html[lang='fr']")
     assert page.locator("#btn-new").inner_text() == "Nouvelle partie"
     page.locator(f'#hand button.card[data-card="{card}"]').click()
@@ -335,7 +335,7 @@ def test_rules_and_help_pages_in_english_and_french(browser: Any, server: Server
     page.wait_for_selector("article[data-lang='en'] h1:visible")
     assert page.locator("article[data-lang='fr']").is_hidden()
     assert "picture exception" in page.locator("article[data-lang='en']").inner_text()
-    page.locator("#btn-lang").click()
+    page.locator("#lang-choice").select_option("fr")
     page.wait_for_selector("html[lang='fr']")
     assert page.locator("article[data-lang='fr'] h1").inner_text() == "Les règles du Lockup"
     assert page.locator("article[data-lang='en']").is_hidden()

@@ -276,9 +276,9 @@ def test_finish_a_game_review_it_step_by_step_then_history_and_statistics(
     shoot(page, shots, "stats", full=True)
 
     # In French too.
-    page.locator("#btn-lang").click()
+    page.locator("#lang-choice").select_option("fr")
     page.wait_for_function("() => document.documentElement.lang === 'fr'")
     assert "Parties" in page.locator("#figures").inner_text()
-    page.locator("#btn-lang").click()
+    page.locator("#lang-choice").select_option("en")
     assert errors == []
     ctx.close()

@@ -463,7 +463,7 @@ def test_words_for_players_in_english_and_french(browser: Any, server: Server) -
     assert "at once" in upfront.inner_text()
     page.locator("#new-cancel").click()
 
-    page.locator("#btn-lang").click()
+    page.locator("#lang-choice").select_option("fr")
     page.wait_for_selector("html[lang='fr']")
     fr = page.evaluate(WORDS_JS)
     assert fr["discardYou"] == "L'enfermement vous prend une carte…"
@@ -595,7 +595,7 @@ def test_too_many_new_games_shows_the_servers_reason(browser: Any, tmp_path: Pat
         # The server's reason, which says when to try again.
         assert re.fullmatch(r"Too many new games: try again in \d+ s\.", message), message
         page.locator("#new-cancel").click()
-        page.locator("#btn-lang").click()
+        page.locator("#lang-choice").select_option("fr")
         page.wait_for_selector("html[lang='fr']")
         page.locator("#btn-new").click()
         page.locator("#new-start").click()

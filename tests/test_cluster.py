@@ -351,3 +351,31 @@ def test_a_room_is_given_back_once_it_and_its_game_leave_memory(pg_server: Any) 
             pool.close()
 
     asyncio.run(go())
+
+
+def test_the_stream_of_a_process_killed_with_no_clean_stop_is_deleted() -> None:
+    """A process killed with ``kill -9`` leaves its stream behind (nobody may be left who
+    forwarded to it); a live process deletes it once its alive key has been gone at two
+    looks, and never the stream of a process still beating, or its own."""
+    from services import redis
+
+    from lockup.server.bus import Bus, alive_key, stream_of
+
+    with redis() as server:
+
+        async def go() -> None:
+            bus = Bus(server.url, "live", beat_every=0.05, alive_ttl=0.5)
+            r = bus.redis
+            for p in ("killed", "beating", "live"):
+                await r.xadd(stream_of(p), {"t": "m"})
+            await r.set(alive_key("beating"), "1")
+            await r.set(alive_key("live"), "1")
+            assert await bus.sweep_streams() == []  # one look: maybe a Redis restart
+            assert await r.exists(stream_of("killed")) == 1
+            assert await bus.sweep_streams() == [stream_of("killed")]
+            assert await r.exists(stream_of("killed")) == 0
+            assert await r.exists(stream_of("beating")) == 1
+            assert await r.exists(stream_of("live")) == 1
+            await r.aclose()
+
+        asyncio.run(asyncio.wait_for(go(), 30))

@@ -22,15 +22,17 @@ CAT = catalogue()
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
 
-def test_both_languages_word_every_code_and_variant_with_the_same_placeholders() -> None:
-    assert set(CAT) == set(LANGS) == {"en", "fr"}
-    en, fr = CAT["en"]["messages"], CAT["fr"]["messages"]
-    assert list(en) == list(fr) == codes()
+def test_every_language_words_every_code_and_variant_with_the_same_placeholders() -> None:
+    assert set(CAT) == set(LANGS) == {"en", "fr", "is"}
+    en = CAT["en"]["messages"]
+    others = [CAT[lang]["messages"] for lang in LANGS if lang != "en"]
+    assert list(en) == codes() and all(list(o) == codes() for o in others)
     for code in codes():
-        assert list(en[code]) == list(fr[code]), code
+        assert all(list(o[code]) == list(en[code]) for o in others), code
         for v in en[code]:
-            assert placeholders(en[code][v]) == placeholders(fr[code][v]), (code, v)
-            for text in (en[code][v], fr[code][v]):
+            for o in others:
+                assert placeholders(o[code][v]) == placeholders(en[code][v]), (code, v)
+            for text in (en[code][v], *(o[code][v] for o in others)):
                 assert text[0].isupper() or text.startswith("{"), text
                 assert text.endswith("."), text
                 assert not re.search(r"\(R\d+\)|\bR\d+\b", text), text  # no rule ids
@@ -207,6 +209,28 @@ def test_message_in_english_and_french(
 ) -> None:
     assert en in message(code, params, "en", **kw)
     assert fr in message(code, params, "fr", **kw)
+
+
+def test_icelandic_names_the_seats_by_the_tables_names() -> None:
+    names = ["Þú", "Þóra", "Leifur", "Vigdís"]
+    assert message("not-your-turn", {"seat": 1}, "is", names) == (
+        "Þú átt ekki leik: Þóra á leik núna."
+    )
+    assert message("not-your-turn", {"seat": 1}, "is") == "Þú átt ekki leik: Vestur á leik núna."
+    assert message("discard-due", {"seat": 3}, "is", names, viewer=0) == (
+        "Fyrst verður Vigdís að missa spil í lásinn."
+    )
+    assert message("discard-due", {"seat": 0}, "is", names, viewer=0) == (
+        "Fyrst verður lásinn að taka eitt af spilunum þínum."
+    )
+    # Cards by their Icelandic compound names; short forms with Icelandic indices.
+    assert message("not-in-hand", {"card": "QD", "why": "absent"}, "is").endswith(
+        ": tíguldrottning."
+    )
+    assert message("picture-rank", {"suit": "hearts", "cards": ["JC", "KC"]}, "is").endswith(
+        ": G♣ eða K♣."
+    )
+    assert message("must-follow", {"suit": "spades"}, "is").startswith("Þú átt spaða:")
 
 
 def test_unknown_codes_and_languages_and_missing_params() -> None:

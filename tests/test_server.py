@@ -434,9 +434,9 @@ def test_reconnect_with_since_gets_what_was_missed(server: Server) -> None:
             again = await drain(ws)
             assert again == missed
             assert check_consecutive(again, seen) == last["version"]
-            # Up to date: nothing to send.
+            # Up to date: nothing to send but that it is.
             await ws.send(json.dumps({"type": "hello", "game": p.game, "since": last["version"]}))
-            assert await drain(ws) == []
+            assert await drain(ws) == [{"type": "synced", "version": last["version"]}]
             # No version, or one from the future: a full state.
             for since in (0, last["version"] + 100):
                 await ws.send(json.dumps({"type": "hello", "game": p.game, "since": since}))
@@ -484,14 +484,14 @@ def test_a_failed_commit_acknowledges_nothing_and_the_stored_game_wins(server: S
             await ws.send(
                 json.dumps({"type": "play", "card": sent_card, "version": last["version"]})
             )
-            # An error, no acknowledgement, and the server hangs up (1011): reconnect.
+            # An error, no acknowledgement, and the server hangs up (1013): reconnect.
             frames = []
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 while True:
                     frames.append(await recv(ws))
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
             assert frames and all(f["type"] == "error" for f in frames)
-            assert frames[0]["code"] == "server-error"
+            assert frames[0]["code"] == "unavailable"
         # The page reconnects: the stored game is the truth.
         async with p.connect() as ws:
             await ws.send(json.dumps({"type": "hello", "game": p.game, "since": 0}))

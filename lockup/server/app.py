@@ -10,12 +10,14 @@ import asyncio
 import contextlib
 import functools
 import gc
+import json
 import logging
 import re
 from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -33,7 +35,7 @@ from .reviews import Reviews
 from .rooms import RoomService, check_name, no_room, parse_room_options
 from .security import SecurityMiddleware, allowed_hosts
 from .session import GameService, GameSession, available_levels
-from .store import Store
+from .store import Store, StoreError
 from .tokens import Players, Tokens
 from .websocket import Guards, Limits, Remotes, watch_owners, ws_endpoint
 
@@ -137,6 +139,18 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(detail), 404)
 
 
+async def _database_down(request: Request, exc: Exception) -> Response:
+    """The database cannot be reached (stopped, restarting): 503 with a reason and
+    ``Retry-After``, one log line, never a traceback or a bare 500."""
+    log.warning(
+        "%s %s: the database is unavailable: %s",
+        request.method,
+        request.url.path,
+        str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__,
+    )
+    return _unavailable()
+
+
 def _game_json(session: GameSession, seat: int) -> dict[str, Any]:
     return {"game": session.id, "seat": seat, "version": session.version, "level": session.level}
 
@@ -234,10 +248,32 @@ async def api_record(request: Request) -> Response:
     from ..record import dumps
 
     game_id = request.path_params["game_id"]
-    session = await _service(request).get(game_id)
+    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    service = _service(request)
+    if not isinstance(game_id, str) or len(game_id) > 32:
+        return JSONResponse({"error": "no-game", "reason": "There is no such game."}, 404)
+    try:
+        # A finished game's record is stored: any process reads it, whoever plays it.
+        finished = await service.store.finished_record(game_id)
+        session = None if finished is not None else await service.get(game_id)
+    except OwnedElsewhere:  # under way on another process: not offered yet anyway
+        finished, session = None, None
+        if await service.store.finished_record(game_id) is None:
+            return _under_way()
+    if finished is not None:
+        players, stored = finished
+        if token is None or token not in players:
+            return JSONResponse(
+                {"error": "not-your-game", "reason": "Only a player of this game may fetch it."},
+                403,
+            )
+        return Response(
+            json.dumps(json.loads(stored), ensure_ascii=False, indent=1) + "\n",
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="lockup-{game_id}.json"'},
+        )
     if session is None:
         return JSONResponse({"error": "no-game", "reason": "There is no such game."}, 404)
-    token = await request.app.state.players.known(request.cookies.get(COOKIE))
     if session.seat_of(token) is None:
         return JSONResponse(
             {"error": "not-your-game", "reason": "Only a player of this game may fetch it."}, 403
@@ -246,17 +282,33 @@ async def api_record(request: Request) -> Response:
         over = session.game.is_over
         text = dumps(session.game, session.names, indent=1) + "\n" if over else ""
     if not over:
-        return JSONResponse(
-            {
-                "error": "game-under-way",
-                "reason": "The record holds every card: it is offered once the game is over.",
-            },
-            403,
-        )
+        return _under_way()
     return Response(
         text,
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="lockup-{session.id}.json"'},
+    )
+
+
+def _under_way() -> JSONResponse:
+    return JSONResponse(
+        {
+            "error": "game-under-way",
+            "reason": "The record holds every card: it is offered once the game is over.",
+        },
+        403,
+    )
+
+
+def _unavailable() -> JSONResponse:
+    """503: the database cannot be reached now (a page says saving is paused)."""
+    return JSONResponse(
+        {
+            "error": "unavailable",
+            "reason": "The server cannot reach its database just now: try again shortly.",
+        },
+        503,
+        headers={"Retry-After": "5"},
     )
 
 
@@ -708,7 +760,11 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(SecurityMiddleware, hosts=hosts)],
-        exception_handlers={404: _not_found},
+        exception_handlers={
+            404: _not_found,
+            StoreError: _database_down,
+            SQLAlchemyError: _database_down,
+        },
     )
     app.state.service = service
     app.state.rooms = RoomService(service)

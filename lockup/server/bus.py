@@ -52,6 +52,9 @@ BEAT_EVERY = 3.0
 ALIVE_TTL = 10.0
 """Seconds a heartbeat key lasts: a process silent that long is taken for dead."""
 
+STREAMS_EVERY = 10
+"""Every this many heartbeats a process looks for the streams of processes that are gone."""
+
 CLOSE_WAIT = 2.0
 """Seconds :meth:`Bus.close` waits for each of its steps (its tasks to end, the clean
 stop's delete, the connections to close) before it goes on without them."""
@@ -117,6 +120,7 @@ class Bus:
         self.beat_every = beat_every
         self.alive_ttl = alive_ttl
         self._suspects: set[str] = set()
+        self._stale: set[str] = set()
         self.redis: Redis = Redis.from_url(url, decode_responses=True)
         self.on_message: Callable[[Client, str], Awaitable[None]] | None = None
         self.on_gone: Callable[[Client], Awaitable[None]] | None = None
@@ -134,6 +138,11 @@ class Bus:
         self._closing = False
         self.errors = 0
         """Redis errors met (retried)."""
+        self.healthy = True
+        """Whether Redis answered this process's last read or write."""
+        self.on_health: Callable[[bool], None] | None = None
+        """Told when Redis stops answering (False) and when it answers again (True): the
+        pages forwarded through this process are told that their table is out of reach."""
 
     def new_conn_id(self) -> str:
         return str(next(self._ids))
@@ -251,10 +260,12 @@ class Bus:
                                 approximate=True,
                             )
                         await pipe.execute()
+                    self._health(True)
                     break
                 except (RedisError, OSError) as e:  # Redis restarting: keep them, retry
                     if self._stopping():
                         return
+                    self._health(False)
                     self.errors += 1
                     log.warning("redis: posting %d entries failed (%s); retrying", len(batch), e)
                     await asyncio.sleep(delay)
@@ -262,15 +273,26 @@ class Bus:
 
     # ------------------------------------------------------------------ heartbeats
 
+    def _health(self, ok: bool) -> None:
+        if ok != self.healthy:
+            self.healthy = ok
+            log.warning("redis: %s", "answering again" if ok else "not answering")
+            if self.on_health is not None:
+                self.on_health(ok)
+
     async def _heartbeat(self) -> None:
         """Keep this process's alive key set, and let go of the forwarded connections of
         gateway processes that died (see :meth:`sweep`)."""
+        beats = 0
         while not self._stopping():
             try:
                 await self.redis.set(
                     alive_key(self.process), "1", px=max(1, int(self.alive_ttl * 1000))
                 )
                 await self.sweep()
+                beats += 1
+                if beats % STREAMS_EVERY == 0:
+                    await self.sweep_streams()
             except (RedisError, OSError) as e:  # Redis restarting: the next beat
                 if self._stopping():
                     return
@@ -297,6 +319,25 @@ class Bus:
             await self.redis.delete(stream_of(gateway))
         return dead
 
+    async def sweep_streams(self) -> list[str]:
+        """Delete the streams of processes that are gone (no alive key at two looks in a
+        row, :data:`STREAMS_EVERY` beats apart): a process killed with no clean stop
+        leaves its stream behind, and no gateway of it may be left to notice. Returns
+        the streams deleted."""
+        streams = [k async for k in self.redis.scan_iter(match=stream_of("*"), count=500)]
+        others = {k: k.removeprefix(stream_of("")) for k in streams if k != stream_of(self.process)}
+        if not others:
+            self._stale.clear()
+            return []
+        alive = await self.redis.mget([alive_key(p) for p in others.values()])
+        gone = {k for (k, _), v in zip(others.items(), alive, strict=True) if v is None}
+        dead = sorted(gone & self._stale)
+        self._stale = gone - set(dead)
+        if dead:
+            log.warning("deleting the streams of stopped processes: %s", ", ".join(dead))
+            await self.redis.delete(*dead)
+        return dead
+
     # ------------------------------------------------------------------ reading
 
     async def _reader(self) -> None:
@@ -306,9 +347,11 @@ class Bus:
             try:
                 got: Any = await self.redis.xread({stream: self.last_id}, count=500, block=1000)
                 delay = 0.05
+                self._health(True)
             except (RedisError, OSError) as e:
                 if self._stopping():
                     return
+                self._health(False)
                 self.errors += 1
                 log.warning("redis: reading %s failed (%s); retrying", stream, e)
                 await asyncio.sleep(delay)

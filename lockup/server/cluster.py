@@ -15,14 +15,16 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from .store import Lease, Store, StoreError, process_id
 
 log = logging.getLogger("lockup.server")
 
-TTL = 3.0
+TTL = 2.0
 """Seconds a lease lasts unless renewed."""
 
-RENEW_EVERY = 1.0
+RENEW_EVERY = 0.5
 """Seconds between two renewals of this process's leases."""
 
 
@@ -89,8 +91,8 @@ class Leases:
     async def _release(self, lease: Lease) -> None:
         try:
             await self.store.release_lease(lease)
-        except StoreError as e:  # it expires on its own
-            log.warning("releasing %s failed: %s", lease.key, e)
+        except (StoreError, SQLAlchemyError, OSError) as e:  # it expires on its own
+            log.warning("releasing %s failed: %s", lease.key, str(e).splitlines()[0][:200])
 
     def start(self) -> None:
         """Start renewing."""
@@ -115,16 +117,20 @@ class Leases:
 
     async def _renew_loop(self) -> None:
         task = asyncio.current_task()
+        failing = False
         # Ends once cancelled even when the database driver turns the cancellation into an
         # error of its own (caught below): going round again, close() would wait for ever.
         while task is None or not task.cancelling():
             await asyncio.sleep(self.renew_every)
             try:
                 await self.renew()
-            except StoreError as e:
-                log.error("renewing leases failed: %s", e)
-            except Exception as e:  # the database driver's own errors
-                log.error("renewing leases failed: %r", e)
+                if failing:
+                    log.warning("renewing leases works again")
+                failing = False
+            except Exception as e:  # the database is down, or the driver's own errors
+                if not failing:  # one line an outage, not one a renewal
+                    log.error("renewing leases failed: %s", str(e).splitlines()[0][:200])
+                failing = True
 
     async def close(self, release: bool = True) -> None:
         """Stop renewing and (``release``) give every lease back."""

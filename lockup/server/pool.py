@@ -213,10 +213,25 @@ class _ProcessPool:
         await asyncio.gather(*(loop.run_in_executor(executor, _pid) for _ in range(self.size)))
 
     def close(self) -> None:
+        """Stop the workers now (a bot or hint still thinking is abandoned)."""
         with self._lock:
-            if self._procs is not None:
-                self._procs.shutdown(wait=False, cancel_futures=True)
-                self._procs = None
+            procs, self._procs = self._procs, None
+        if procs is not None:
+            stop_process_pool(procs)
+
+
+def stop_process_pool(procs: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (work under way is abandoned) and wait for the
+    pool to wind down, so that its queues and their semaphores are freed rather than left
+    to the interpreter's exit ("resource_tracker: ... leaked semaphore objects")."""
+    workers = list((getattr(procs, "_processes", None) or {}).values())
+    procs.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+    for w in workers:
+        w.join(2.0)
+    procs.shutdown(wait=True)
 
 
 class BotPool:

@@ -28,6 +28,19 @@ OPTION_KEYS = ("target", "picture_exception", "lock_discards", "level")
 
 PONG = '{"type":"pong"}'
 """The answer to ``ping``."""
+UNAVAILABLE = "unavailable"
+"""The error code of a request the server cannot serve because its database (or the bus
+between its processes) cannot be reached just now; nothing changed, try again."""
+UNAVAILABLE_REASON = (
+    "Saving is paused: the server cannot reach its database just now. Nothing you played "
+    "is lost, and the game comes back by itself."
+)
+CLOSE_RESTART = 1012
+"""The close code of a page whose game moved (its process stops, or another took it over):
+reconnect at once."""
+CLOSE_TRY_LATER = 1013
+"""The close code of a page whose game cannot be served just now (the database is down):
+reconnect with back-off; the page says saving is paused."""
 SPECTATOR = -1
 """The seat a spectator's page gets the events of: it sees only what is public."""
 
@@ -341,6 +354,23 @@ def skip_frame(version: int) -> str:
 def clock_frame(version: int, clock: dict[str, Any] | None) -> str:
     """A person's turn timer started: ``{"seat", "seconds", "limit"}`` (unversioned)."""
     return to_json({"type": "clock", "version": version, "clock": clock})
+
+
+RELAY_DOWN = "relay-down"
+"""The ``notice`` of a page whose game another process plays while the processes cannot
+reach each other (Redis is down): its frames wait until they can."""
+
+
+def synced_frame(version: int) -> str:
+    """The answer to a ``hello`` whose page missed nothing: it is up to date at
+    ``version`` (so a reconnected page knows its game is back)."""
+    return to_json({"type": "synced", "version": version})
+
+
+def notice_frame(notice: str | None) -> str:
+    """A ``notice``: a passing fault the page shows until the next notice (``None``: it
+    ended)."""
+    return to_json({"type": "notice", "notice": notice})
 
 
 def room_frame(room: dict[str, Any]) -> str:

@@ -137,7 +137,10 @@ class Reviews:
         """Stop taking analyses (one under way is abandoned)."""
         self._thread.shutdown(wait=False, cancel_futures=True)
         if self._procs is not None:
-            self._procs.shutdown(wait=False, cancel_futures=True)
+            from .pool import stop_process_pool
+
+            stop_process_pool(self._procs)
+            self._procs = None
 
     def _executor(self) -> ProcessPoolExecutor:
         """The analyses' worker processes (spawned, niced, each exits with the server)."""

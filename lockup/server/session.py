@@ -34,7 +34,11 @@ from .history import History
 from .limits import Slots
 from .pool import BotPool, HintsBusy
 from .protocol import (
+    CLOSE_RESTART,
+    CLOSE_TRY_LATER,
     SPECTATOR,
+    UNAVAILABLE,
+    UNAVAILABLE_REASON,
     ProtocolError,
     clock_frame,
     error_frame,
@@ -42,9 +46,19 @@ from .protocol import (
     hint_frame,
     skip_frame,
     state_frame,
+    synced_frame,
     to_json,
 )
-from .store import ActionRow, GameRow, Lease, Store, StoreError, WriteOp, record_of
+from .store import (
+    ActionRow,
+    GameRow,
+    Lease,
+    LeaseLost,
+    Store,
+    StoreError,
+    WriteOp,
+    record_of,
+)
 
 log = logging.getLogger("lockup.server")
 
@@ -252,6 +266,8 @@ class GameSession:
         else:
             for text in missed:
                 sub.send(text)
+            if not missed:  # up to date: say so, the page's game is back
+                sub.send(synced_frame(self.version))
             clock = self.clock()
             if clock is not None:
                 sub.send(clock_frame(self.version, clock))
@@ -430,8 +446,8 @@ class GameSession:
         row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
         try:
             await self._write(*before, *finish, actions=(self.id, [row]))
-        except StoreError:
-            self._break()
+        except StoreError as e:
+            self._break(e)
             raise
         self.seq += 1
         self.last_active = time.monotonic()
@@ -517,19 +533,23 @@ class GameSession:
                 return
         self.kick()
 
-    def _break(self) -> None:
+    def _break(self, cause: StoreError) -> None:
         """The store refused a change the engine had made: drop this copy of the game.
 
-        Subscribers are disconnected; they reconnect and get the stored game back.
+        Subscribers are told and disconnected; they reconnect and get the stored game
+        back: at once when another process took the game over (:data:`CLOSE_RESTART`),
+        with back-off and "saving is paused" while the database is down
+        (:data:`UNAVAILABLE`, :data:`CLOSE_TRY_LATER`).
         """
-        log.error("game %s: storing failed; reloading it from the database", self.id)
+        log.error("game %s: storing failed (%s); reloading it from the database", self.id, cause)
         self.closed = True
         self.service.forget(self)
+        moved = isinstance(cause, LeaseLost)
+        frame = error_frame(UNAVAILABLE, UNAVAILABLE_REASON, self.version)
         for sub in list(self.subscribers):
-            sub.send(
-                error_frame("server-error", "The server could not save the game.", self.version)
-            )
-            sub.close(1011)
+            if not moved:
+                sub.send(frame)
+            sub.close(CLOSE_RESTART if moved else CLOSE_TRY_LATER)
         self.subscribers.clear()
 
     async def _server_step(self) -> bool:
@@ -643,10 +663,12 @@ class GameSession:
             first = () if self.played else (Store.op_played(self.id),)
             try:
                 await self._apply("play", seat, card, before=first, actor="person")
-            except StoreError:
+            except LeaseLost:  # another process plays it now: the page reconnects there
                 raise ProtocolError(
-                    "server-error", "The server could not save the card: it was not played."
+                    "no-game", "The game moved to another server process: send hello again."
                 ) from None
+            except StoreError:
+                raise ProtocolError(UNAVAILABLE, UNAVAILABLE_REASON) from None
             self.played = True
         self.kick()
 

@@ -65,7 +65,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import URL, Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from ..record import FORMAT
@@ -743,6 +743,21 @@ class Store:
                 fut.set_exception(StoreError(f"the database write failed: {_reason(e)}"))
 
     def _commit(self, writes: list[_Write]) -> None:
+        """Commit ``writes`` in one transaction on the writer's connection. A connection
+        the database dropped (it restarted: the first statement fails with a disconnect)
+        is replaced and the transaction tried once more on the new one; an action row
+        that did reach the database cannot be stored twice (its key is the game and its
+        number), so the retry never doubles a card."""
+        try:
+            self._commit_once(writes)
+        except DBAPIError as e:
+            if not e.connection_invalidated:
+                raise
+            log.warning("the database connection was lost (%s): writing again", _reason(e))
+            self._drop_writer_conn()
+            self._commit_once(writes)
+
+    def _commit_once(self, writes: list[_Write]) -> None:
         conn = self._writer_conn
         if conn is None or conn.closed or conn.invalidated:
             conn = self._writer_conn = self._engine().connect()
@@ -793,6 +808,27 @@ class Store:
             return None if row is None else row[0]
 
         result: str | None = await self._run(read)
+        return result
+
+    async def finished_record(self, game_id: str) -> tuple[list[str | None], str] | None:
+        """A finished game's players (each seat's player token, None for a computer) and
+        its stored record text, or None (no such game, or not over). Any process may
+        answer it, whoever plays the game."""
+
+        def read() -> tuple[list[str | None], str] | None:
+            with self._engine().connect() as conn:
+                row = conn.execute(
+                    select(games_table.c.seats, games_table.c.record).where(
+                        games_table.c.id == game_id
+                    )
+                ).first()
+            if row is None or row.record is None:
+                return None
+            stored = json.loads(row.seats)
+            seats = [d.get("player") if d.get("kind") == "human" else None for d in stored]
+            return seats, str(row.record)
+
+        result: tuple[list[str | None], str] | None = await self._run(read)
         return result
 
     async def load(self, game_id: str) -> tuple[GameRow, list[ActionRow]] | None:

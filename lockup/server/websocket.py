@@ -16,14 +16,20 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from .bus import Bus, Client, ProxyConnection
 from .cluster import OwnedElsewhere
 from .limits import Rate, RateLimiter, SharedRateLimiter
 from .protocol import (
+    CLOSE_RESTART,
+    CLOSE_TRY_LATER,
     PONG,
+    RELAY_DOWN,
     SPECTATOR,
+    UNAVAILABLE,
+    UNAVAILABLE_REASON,
     Chat,
     Hello,
     Hint,
@@ -35,11 +41,13 @@ from .protocol import (
     Remove,
     Start,
     error_of,
+    notice_frame,
     parse_client,
 )
 from .rooms import Room, RoomService, no_room
 from .security import same_origin
 from .session import GameService, GameSession
+from .store import StoreError
 
 log = logging.getLogger("lockup.server")
 
@@ -346,6 +354,14 @@ class Remotes:
         self.conns: dict[tuple[str, str], RemoteConnection] = {}
         bus.on_message = self.message
         bus.on_gone = self.gone
+        bus.on_health = self.health
+
+    def health(self, ok: bool) -> None:
+        """Redis stopped or started answering: the pages whose game another process plays
+        are told their table is out of reach (``notice``), then that it is back."""
+        frame = notice_frame(None if ok else RELAY_DOWN)
+        for conn in list(self.bus.gateways.values()):
+            conn.send(frame)
 
     async def message(self, client: Client, text: str) -> None:
         key = (client.gateway, client.conn)
@@ -404,6 +420,8 @@ async def _route(conn: Connection, bus: Bus, text: Any) -> bool:
     conn.room = None
     conn.remote = (owner, key)
     bus.forward(conn, owner, text)
+    if not bus.healthy:
+        conn.send(notice_frame(RELAY_DOWN))
     return True
 
 
@@ -419,7 +437,7 @@ async def _lease_key(conn: Connection, msg: Hello) -> str | None:
     return None if game_id is None else f"game:{game_id}"
 
 
-async def watch_owners(bus: Bus, service: GameService, every: float = 1.0) -> None:
+async def watch_owners(bus: Bus, service: GameService, every: float = 0.5) -> None:
     """Close the gateway connections whose game's owner lost its lease (the process died):
     their pages reconnect and find the game's new owner."""
     while True:
@@ -468,8 +486,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text", message.get("bytes"))
-            if bus is not None and await _route(conn, bus, text):
-                continue
+            if bus is not None:
+                try:
+                    if await _route(conn, bus, text):
+                        continue
+                except (StoreError, SQLAlchemyError, OSError) as e:
+                    # The owner could not be looked up (the database is down): the page is
+                    # told, and reconnects with back-off.
+                    _unavailable(conn, e, close=True)
+                    continue
             await _handle(conn, text)
     except (WebSocketDisconnect, RuntimeError):
         pass
@@ -510,7 +535,9 @@ async def _handle(conn: Connection, text: Any) -> None:
         else:
             await _room_message(conn, msg)
     except OwnedElsewhere:  # another process took the game just now: reconnect to it
-        conn.close(1012)
+        conn.close(CLOSE_RESTART)
+    except (StoreError, SQLAlchemyError) as e:  # the database is down: said, nothing changed
+        _unavailable(conn, e, close=conn.session is None)
     except ProtocolError as e:
         if e.code == "bad-message":
             conn.refused += 1
@@ -520,6 +547,20 @@ async def _handle(conn: Connection, text: Any) -> None:
     except Exception as e:  # a bug: one line, the connection goes on
         log.error("a message failed: %r", e)
         conn.error(ProtocolError("server-error", "The server could not handle the message."))
+
+
+def _unavailable(conn: Connection, cause: BaseException, *, close: bool) -> None:
+    """Tell the page that saving is paused (the database cannot be reached); a page with
+    no game yet is closed too, so that it reconnects with back-off."""
+    log.warning("a page's request failed: the database is unavailable (%s)", _first_line(cause))
+    conn.error(ProtocolError(UNAVAILABLE, UNAVAILABLE_REASON, params={"retry_after": 2}))
+    if close:
+        conn.close(CLOSE_TRY_LATER)
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(getattr(e, "orig", None) or e).strip()
+    return text.splitlines()[0][:200] if text else type(e).__name__
 
 
 def _joined(conn: Connection) -> GameSession:

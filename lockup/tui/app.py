@@ -26,7 +26,7 @@ from .. import refusals
 from ..cards import SUIT_SYMBOLS, card_symbol, parse_card, sort_for_display
 from ..engine import DEFAULT_PLAYERS
 from .driver import Driver
-from .words import says
+from .words import language, localize_bindings, plural, shown, tr
 
 HAND_SLOTS = 13
 RED_SUITS = ("D", "H")
@@ -84,20 +84,18 @@ class SeatBox(Panel):
         self.set_class(bool(view["locks"][seat]), "locked")
         head = Text("▶ " if turn else "  ", style="bold yellow")
         head.append(players[seat], style="bold" if turn or you else "")
-        if you and players[seat] != "You":
-            head.append(" (you)", style="dim")
+        if you and players[seat] != tr("you"):
+            head.append(tr("you.mark"), style="dim")
         if view.get("dealer") == seat:
-            head.append(" · deals", style="dim")
-        line = Text(f"{view['hand_sizes'][seat]} cards · {view['tricks'][seat]} won")
+            head.append(tr("seat.deals"), style="dim")
+        line = Text(tr("seat.cards", cards=view["hand_sizes"][seat], won=view["tricks"][seat]))
         lines = [head, line]
         lock = view["locks"][seat]
         if lock:
-            lines.append(
-                Text(f"🔒 locked {lock} trick{'s' if lock > 1 else ''}", style="bold magenta")
-            )
+            lines.append(Text(tr(f"seat.locked.{plural(lock)}", n=lock), style="bold magenta"))
         lost = view["lost"][seat]
         if lost:
-            t = Text("lost ", style="dim")
+            t = Text(tr("seat.lost"), style="dim")
             t.append_text(cards_text(lost, dim=True, strike=True))
             lines.append(t)
         self.update(Text("\n").join(lines))
@@ -115,23 +113,25 @@ class TrickBox(Panel):
         number = view.get("trick_number", 0)
         if view.get("phase") in ("deal", "over") and view.get("winner") is not None:
             winner = players[view["winner"]]
-            self.update(Text(f"{says(winner, 'wins')} the game!", style="bold yellow"))
+            self.update(Text(tr("game.won", name=winner), style="bold yellow"))
             return
         caption: Text
         if plays:
-            caption = Text(f"Trick {number + 1}/13", style="bold")
+            caption = Text(tr("trick.caption", n=number + 1), style="bold")
             led = plays[0]["card"][-1]
-            caption.append("  led ")
+            caption.append(tr("trick.led"))
             caption.append_text(suit_text(led))
         elif last is not None and last["plays"] is not None:
             plays = last["plays"]
             w = last["winner"]
-            caption = Text(f"Trick {last['number'] + 1}: ", style="dim")
-            caption.append("empty" if w is None else f"{players[w]} won", style="bold")
+            caption = Text(tr("trick.last", n=last["number"] + 1), style="dim")
+            caption.append(
+                tr("trick.empty") if w is None else tr("trick.won", name=players[w]), style="bold"
+            )
             if last["lock"]:
                 caption.append(f" 🔒{last['lock']}", style="bold magenta")
         else:
-            caption = Text(f"Trick {number + 1}/13", style="bold")
+            caption = Text(tr("trick.caption", n=number + 1), style="bold")
         dim = not view.get("trick")
         at: dict[int, Text] = {}
         for p in plays:
@@ -157,7 +157,7 @@ class ScoreBox(Panel):
         rules = view["rules"]
         playing = view["phase"] not in ("deal", "over")  # else totals hold this hand
         table = Table(
-            title=f"Score · to {rules['target']}",
+            title=tr("score.title", target=rules["target"]),
             box=None,
             padding=(0, 0, 0, 1),
             pad_edge=False,
@@ -165,9 +165,9 @@ class ScoreBox(Panel):
             header_style="dim",
         )
         table.add_column("", no_wrap=True, max_width=8, overflow="ellipsis")
-        table.add_column("game", justify="right")
-        table.add_column("hand", justify="right")
-        table.add_column("lock", justify="right")
+        table.add_column(tr("score.game"), justify="right")
+        table.add_column(tr("score.hand"), justify="right")
+        table.add_column(tr("score.lock"), justify="right")
         for i in range(4):
             s = (bottom + i) % 4
             table.add_row(
@@ -176,9 +176,10 @@ class ScoreBox(Panel):
                 str(view["tricks"][s]),
                 str(view["times_locked"][s]),
             )
+        picture, discards = rules["picture_exception"], rules["lock_discards"]
         rules_line = Text(
-            f"\n{rules['picture_exception']} · {rules['lock_discards']}\n"
-            f"hand {view['hand_number'] + 1}",
+            f"\n{tr('opt.' + picture)} · {tr('opt.' + discards)}\n"
+            + tr("score.handN", n=view["hand_number"] + 1),
             style="dim",
         )
         grid = Table.grid()
@@ -217,6 +218,7 @@ class SummaryScreen(ModalScreen[None]):
 
     def __init__(self, summary: dict[str, Any], players: list[str], winner: int | None) -> None:
         super().__init__()
+        localize_bindings(self)
         self.summary = summary
         self.players = players
         self.winner = winner
@@ -224,12 +226,12 @@ class SummaryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         s = self.summary
         table = Table(
-            title=f"Hand {s['number'] + 1} is over", title_style="bold", box=None, padding=(0, 1)
+            title=tr("sum.title", n=s["number"] + 1), title_style="bold", box=None, padding=(0, 1)
         )
         table.add_column("")
-        for name in ("hand", "total", "locked", "sat out"):
-            table.add_column(name, justify="right")
-        table.add_column("lost")
+        for key in ("sum.hand", "sum.total", "sum.locked", "sum.satOut"):
+            table.add_column(tr(key), justify="right")
+        table.add_column(tr("sum.lost"))
         for seat in range(4):
             table.add_row(
                 self.players[seat],
@@ -240,30 +242,13 @@ class SummaryScreen(ModalScreen[None]):
                 cards_text(s["lost"][seat], dim=True),
             )
         if self.winner is not None:
-            winner = says(self.players[self.winner], "wins")
-            foot = Text(f"\n{winner} the game!", style="bold yellow")
-            foot.append("\nEnter: back to the table · q: quit", style="dim")
+            foot = Text("\n" + tr("game.won", name=self.players[self.winner]), style="bold yellow")
+            foot.append(tr("sum.back"), style="dim")
         else:
-            foot = Text("\nEnter: deal the next hand", style="dim")
+            foot = Text(tr("sum.next"), style="dim")
         with Vertical(id="summary"):
             yield Static(table)
             yield Static(foot)
-
-
-HELP = """[b]Lockup in the terminal[/b]
-
-[b]←/→[/b]  choose a card        [b]Enter[/b], Space, click  play it
-[b]h[/b]    hint: the expert's value of each legal card (tricks this hand)
-[b]s[/b]    start the game (the host of a room)
-[b]?[/b]    this help            [b]q[/b]  quit (the game is saved)
-
-Lit cards are the ones you may play; a refused card says why.
-No trumps: the highest card of the suit led wins the trick and
-a point (R8). Win a trick with clubs in it and you are locked up 🔒
-for a trick per club, losing random cards (R9, R10). The first
-sole leader at the target wins (R15). Rules: docs/rules.md.
-
-Enter or Escape to close."""
 
 
 class HelpScreen(ModalScreen[None]):
@@ -275,8 +260,12 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "dismiss", "Close", show=False),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        localize_bindings(self)
+
     def compose(self) -> ComposeResult:
-        yield Static(HELP, id="help")
+        yield Static(tr("help"), id="help")
 
 
 CSS = """
@@ -323,6 +312,7 @@ class TableApp(App[None]):
 
     def __init__(self, driver: Driver) -> None:
         super().__init__()
+        localize_bindings(self)
         self.driver = driver
         self.view: dict[str, Any] | None = None
         self.players: list[str] = list(DEFAULT_PLAYERS)
@@ -368,7 +358,7 @@ class TableApp(App[None]):
         old = self.view
         self.view = view
         if players is not None:
-            self.players = list(players)
+            self.players = [shown(p) for p in players]
         if old is None or old.get("legal") != view.get("legal"):
             self.hints = {}
         previous = self.order[self.cursor] if 0 <= self.cursor < len(self.order) else None
@@ -385,7 +375,7 @@ class TableApp(App[None]):
     def show_refusal(self, refusal: dict[str, Any]) -> None:
         """A card was refused: the engine's reason (and rule), its seats named as the
         table names them ("It is not your turn: Þóra plays now.")."""
-        text = Text("Refused", style="bold")
+        text = Text(tr("refused"), style="bold")
         if refusal.get("rule"):
             text.append(f" ({refusal['rule']})")
         text.append(": " + self.refusal_text(refusal))
@@ -397,13 +387,13 @@ class TableApp(App[None]):
         code, params = refusal.get("code"), refusal.get("params")
         if isinstance(code, str) and code in refusals.codes() and isinstance(params, dict):
             viewer = (self.view or {}).get("seat")
-            return refusals.message(code, params, names=self.players, viewer=viewer)
+            return refusals.message(code, params, language(), names=self.players, viewer=viewer)
         return str(refusal.get("reason", ""))
 
     def show_hint(self, values: list[tuple[str, float]]) -> None:
         """The expert's value of each legal card (expected tricks this hand)."""
         self.hints = dict(values)
-        text = Text("Hint (expected tricks this hand): ", style="bold")
+        text = Text(tr("hint.title"), style="bold")
         for i, (code, v) in enumerate(sorted(values, key=lambda cv: -cv[1])):
             if i:
                 text.append("  ")
@@ -457,17 +447,17 @@ class TableApp(App[None]):
         self.query_one("#trick", TrickBox).show(view, self.players, bottom)
         self.query_one("#score", ScoreBox).show(view, self.players, bottom)
         status = Text(self.driver.title, style="bold")
-        status.append(f" · hand {view['hand_number'] + 1}")
+        status.append(tr("status.hand", n=view["hand_number"] + 1))
         if view["phase"] == "play":
-            status.append(f" · trick {view['trick_number'] + 1}/13")
+            status.append(tr("status.trick", n=view["trick_number"] + 1))
             turn = view.get("turn")
             if turn is not None and turn == you:
-                status.append(" · your turn", style="bold yellow")
+                status.append(tr("status.yourTurn"), style="bold yellow")
             elif turn is not None:
-                status.append(f" · {self.players[turn]} to play")
+                status.append(tr("status.toPlay", name=self.players[turn]))
         elif view.get("winner") is not None:
-            won = says(self.players[view["winner"]], "won")
-            status.append(f" · {won}", style="bold yellow")
+            won = tr("status.won", name=self.players[view["winner"]])
+            status.append(won, style="bold yellow")
         self.query_one("#status", Static).update(status)
         self.refresh_hand()
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine import TARGETS
+from .words import LANGS, default_language, set_language, tr
 
 DEFAULT_SAVE = "lockup-game.json"
 
@@ -71,6 +72,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "server's address for your own game there",
     )
     p.add_argument(
+        "--lang",
+        default=None,
+        choices=list(LANGS),
+        help="the table's language: en (English) or is (Icelandic, íslenska); default from "
+        "LC_ALL, LC_MESSAGES or LANG (is_IS.UTF-8 is Icelandic), else English",
+    )
+    p.add_argument(
         "--pace",
         type=float,
         default=0.6,
@@ -109,6 +117,7 @@ def _play(args: argparse.Namespace) -> int:
     )
     if not args.pace >= 0:
         return fail("--pace must be 0 or more")
+    set_language(args.lang or default_language())
     driver: Driver
     saved: Path | None = None
     notice: str | None = None
@@ -155,13 +164,10 @@ def _play(args: argparse.Namespace) -> int:
                     continue
                 if not old.game.is_over:
                     local_or_none = old
-                    notice = (
-                        f"Resuming the unfinished game saved in {path} "
-                        "(lockup play --new starts another)."
-                    )
+                    notice = tr("cli.resuming", path=path)
                     break
             if local_or_none is None and path != wanted:
-                notice = f"{wanted} is kept as it is: this game is saved in {path}."
+                notice = tr("cli.kept", wanted=wanted, path=path)
             if local_or_none is None:
                 rules = Rules(
                     picture_exception=args.picture_exception,
@@ -185,5 +191,5 @@ def _play(args: argparse.Namespace) -> int:
     if driver.failure:
         return fail(driver.failure, 1)
     if saved is not None:
-        print(f"lockup play: saved in {saved} (lockup play --resume {saved})", file=sys.stderr)
+        print(f"lockup play: {tr('cli.saved', path=saved)}", file=sys.stderr)
     return app.return_code or 0

@@ -24,7 +24,7 @@ from ..cards import Card, card_str, card_symbol, parse_card
 from ..engine import DEAL, DEFAULT_PLAYERS, Game, Refusal, Rules, SeatView
 from ..record import from_record, to_record
 from .driver import Driver
-from .words import possessive, says
+from .words import shown, tr
 
 HUMAN = 0
 """The person's seat: South (R1)."""
@@ -269,7 +269,7 @@ class LocalDriver(Driver):
         self.hinting = False
         self.shown_summaries = len(local.game.summaries)
         self.closed = False
-        self.title = f"Lockup vs {local.level}"
+        self.title = tr("title.local", level=tr(f"level.{local.level}"))
 
     async def start(self) -> None:
         self.refresh()
@@ -305,21 +305,19 @@ class LocalDriver(Driver):
         due = self.local.due()
         if due == "over":
             assert game.winner is not None
-            self.app.say(f"{says(names[game.winner], 'wins')} the game (R15). q to quit.")
+            self.app.say(tr("say.over", name=shown(names[game.winner])))
         elif due == "human":
             pass
         elif due == "deal":
             self.local.deal()
-            self.app.say(f"Hand {game.hand_number + 1}: {says(names[game.dealer], 'deals')} (R3).")
+            self.app.say(tr("say.deal", n=game.hand_number + 1, name=shown(names[game.dealer])))
             self.refresh()
             self._later(0)
         elif due == "discard":
             seat = game.discard_due
             assert seat is not None
             card = self.local.discard()
-            self.app.say(
-                f"Lockup takes {card_symbol(card)} from {possessive(names[seat])} hand (R10).",
-            )
+            self.app.say(tr("say.discard", card=card_symbol(card), name=shown(names[seat])))
             self.refresh()
             self._later(self.pace)
         else:
@@ -354,18 +352,18 @@ class LocalDriver(Driver):
         if refusal is not None:
             self.app.show_refusal(refusal.to_dict())
             return
-        self.app.say(f"You play {card_symbol(parse_card(code))}.")
+        self.app.say(tr("say.play", card=card_symbol(parse_card(code))))
         self.refresh()
         self._later(self.pace)
 
     def hint(self) -> None:
         if self.local.due() != "human" or self.busy:
-            self.app.say("A hint is for your turn.")
+            self.app.say(tr("say.hintNotNow"))
             return
         if self.hinting:
             return
         self.hinting = True
-        self.app.say("The expert is thinking…")
+        self.app.say(tr("say.thinking"))
         version = self._version()
         self.app.run_worker(partial(self._hint, version), thread=True, group="hint")
 

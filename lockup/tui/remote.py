@@ -25,7 +25,7 @@ import websockets
 
 from ..cards import card_symbol, parse_card
 from .driver import Driver
-from .words import objective, possessive, says, verb
+from .words import shown, tr
 
 COOKIE = "lockup_player"
 RETRIES = 5
@@ -87,9 +87,9 @@ class RemoteDriver(Driver):
         self._tasks: set[asyncio.Task[None]] = set()
         host = urlsplit(self.target.base).netloc
         self.title = {
-            "game": f"Lockup at {host}",
-            "room": f"Lockup · room {self.target.room}",
-            "watch": f"Lockup · watching {self.target.room}",
+            "game": tr("title.game", host=host),
+            "room": tr("title.room", room=self.target.room),
+            "watch": tr("title.watch", room=self.target.room),
         }[self.target.kind]
 
     def reach(self, timeout: float = 10.0) -> str | None:
@@ -106,7 +106,7 @@ class RemoteDriver(Driver):
         self.app.exit(return_code=1)
 
     async def start(self) -> None:
-        self.app.say(f"Connecting to {self.target.base}…")
+        self.app.say(tr("say.connecting", base=self.target.base))
         self.app.run_worker(self._run(), group="remote", exclusive=True)
 
     # ---------------------------------------------------------------- connection
@@ -155,16 +155,16 @@ class RemoteDriver(Driver):
                     self.ws = ws
                     await ws.send(json.dumps({**hello, "since": self.version}))
                     if attempt:
-                        self.app.say("Connected again.")
+                        self.app.say(tr("say.connectedAgain"))
                     async for raw in ws:
                         try:
                             self._frame(json.loads(raw))
                         except (ValueError, KeyError, TypeError, IndexError) as e:
-                            self.app.say(f"A frame the client does not understand: {e!r}")
+                            self.app.say(tr("say.badFrame", error=repr(e)))
             except (OSError, websockets.WebSocketException) as e:
                 if self.closed:
                     return
-                self.app.say(f"Connection lost ({e}); trying again…")
+                self.app.say(tr("say.connectionLost", error=e))
             finally:
                 self.ws = None
             if self.closed:
@@ -175,7 +175,7 @@ class RemoteDriver(Driver):
     def _send(self, msg: dict[str, Any]) -> None:
         ws = self.ws
         if ws is None:
-            self.app.say("Not connected.")
+            self.app.say(tr("say.notConnected"))
             return
         task = asyncio.get_running_loop().create_task(ws.send(json.dumps(msg)))
         self._tasks.add(task)
@@ -186,7 +186,7 @@ class RemoteDriver(Driver):
     def _name(self, seat: int | None) -> str:
         if seat is None:
             return "nobody"
-        return (self.players or self.app.players)[seat]
+        return shown((self.players or self.app.players)[seat])
 
     def _frame(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
@@ -198,9 +198,7 @@ class RemoteDriver(Driver):
             if first:
                 seat = msg["view"].get("seat")
                 self.app.say(
-                    "Watching the table."
-                    if seat is None
-                    else f"At the table as {self._name(seat)}."
+                    tr("say.watching") if seat is None else tr("say.seated", name=self._name(seat))
                 )
         elif kind == "event":
             v = msg["version"]
@@ -226,7 +224,8 @@ class RemoteDriver(Driver):
             self._room(msg["room"])
         elif kind == "clock":
             clock = msg["clock"]
-            self.app.say(f"{self._name(clock['seat'])}: {clock['seconds']:.0f} s to play.")
+            seconds = f"{clock['seconds']:.0f}"
+            self.app.say(tr("say.clock", name=self._name(clock["seat"]), seconds=seconds))
 
     def _where(self) -> dict[str, Any]:
         t = self.target
@@ -244,46 +243,44 @@ class RemoteDriver(Driver):
     def _event(self, ev: dict[str, Any]) -> None:
         k = ev.get("kind")
         if k == "deal":
-            self.app.say(f"Hand {ev['hand'] + 1}: {says(self._name(ev['dealer']), 'deals')} (R3).")
+            self.app.say(tr("say.deal", n=ev["hand"] + 1, name=self._name(ev["dealer"])))
         elif k == "discard":
             card = card_symbol(parse_card(ev["card"]))
-            self.app.say(
-                f"Lockup takes {card} from {possessive(self._name(ev['seat']))} hand (R10)."
-            )
+            self.app.say(tr("say.discard", card=card, name=self._name(ev["seat"])))
         elif k == "trick":
             who = self._name(ev["winner"])
-            text = f"{says(who, 'wins')} the trick"
             if ev.get("lock"):
-                text += f" and {verb(who, 'is')} locked up for {ev['lock']} (R9)"
-            self.app.say(text + ".")
+                self.app.say(tr("say.trickLock", name=who, lock=ev["lock"]))
+            else:
+                self.app.say(tr("say.trick", name=who))
         elif k == "hand":
             winner = self.view.get("winner") if self.view else None
             self.app.show_summary(ev["summary"], winner)
         elif k == "over":
-            self.app.say(f"{says(self._name(ev['winner']), 'wins')} the game (R15). q to quit.")
+            self.app.say(tr("say.over", name=self._name(ev["winner"])))
         elif k == "chat":
             self.app.say(f"{self._name(ev['seat'])}: {ev['text']}")
         elif k == "react":
             self.app.say(f"{self._name(ev['seat'])}: {ev['reaction']}")
         elif k in ("takeover", "seat"):
-            self.app.say(f"A computer plays for {objective(self._name(ev['seat']))}.")
+            self.app.say(tr("say.takeover", name=self._name(ev["seat"])))
         elif k == "reclaim":
-            self.app.say(f"{says(self._name(ev['seat']), 'is')} back.")
+            self.app.say(tr("say.back", name=self._name(ev["seat"])))
 
     def _room(self, room: dict[str, Any]) -> None:
         self.room = room
         seats = room.get("seats") or []
         if len(seats) == 4:
-            names = [s.get("name") or f"seat {s['seat']}" for s in seats]
+            names = [shown(s.get("name") or tr("say.seatN", n=s["seat"])) for s in seats]
             if self.players is None or room.get("status") == "open":
                 self.players = names
                 self.app.players = names
         if room.get("status") == "open":
             people = sum(1 for s in seats if s.get("kind") == "person")
             if room.get("you") is not None and room.get("you") == room.get("host"):
-                self.app.say(f"{people} at the table. Press s to start (empty seats: computers).")
+                self.app.say(tr("say.waitHost", people=people))
             else:
-                self.app.say(f"{people} at the table. Waiting for the host to start…")
+                self.app.say(tr("say.waitGuest", people=people))
 
     # ---------------------------------------------------------------- the person
 
@@ -291,7 +288,7 @@ class RemoteDriver(Driver):
         self._send({"type": "play", "card": code, "version": self.version})
 
     def hint(self) -> None:
-        self.app.say("The expert is thinking…")
+        self.app.say(tr("say.thinking"))
         self._send({"type": "hint", "version": self.version})
 
     def start_game(self) -> None:

@@ -10,7 +10,7 @@
 
 import { Connection } from "./connection.js";
 import { backURL, isCard, lockSVG } from "./cards.js";
-import { chooseLanguage, language, readPref, setLanguage, t, translateDom, writePref } from "./i18n.js";
+import { bindLanguageChoice, chooseLanguage, language, queryLanguage, readPref, setLanguage, showLanguageChoice, t, translateDom, writePref } from "./i18n.js";
 import { Protocol, SPEEDS } from "./protocol.js";
 import { FALLBACK_OPTIONS, S, canAct, isMyTurn, posOf, trickKey } from "./state.js";
 import {
@@ -687,14 +687,15 @@ function applyUrlPrefs() {
   const q = new URLSearchParams(location.search);
   const sp = q.get("speed");
   if (sp && sp in SPEEDS) writePref(PREFS.speed, sp);
-  if (q.get("lang") === "en" || q.get("lang") === "fr") writePref("lockup.lang", /** @type {string} */ (q.get("lang")));
+  const lang = queryLanguage();
+  if (lang) writePref("lockup.lang", lang);
 }
 
 /** @param {string} lang */
 async function switchLanguage(lang) {
   await setLanguage(lang);
   translateDom();
-  updateLangButton();
+  showLanguageChoice();
   /** @type {HTMLSelectElement} */ ($("#opt-lang")).value = language();
   fillNewGameForm(S.options);
   renderNow();
@@ -702,15 +703,6 @@ async function switchLanguage(lang) {
   if (/** @type {HTMLDialogElement} */ ($("#dlg-over")).open && S.view && S.view.winner != null) openOver(S.view.winner);
   const m = $("#message");
   if (!m.hidden) clearMessage();
-}
-
-function updateLangButton() {
-  const b = $("#btn-lang");
-  const other = language() === "fr" ? "en" : "fr";
-  b.textContent = t(`lang.${other}`);
-  b.lang = other;
-  b.dataset.lang = other;
-  b.setAttribute("aria-label", t("lang.switch", { lang: t(`lang.${other}`) }));
 }
 
 // ------------------------------------------------------------------ the buttons and dialogs
@@ -724,7 +716,7 @@ function bindUi() {
   $("#btn-hint").addEventListener("click", askHint);
   $("#btn-settings").addEventListener("click", () => openDialog("#dlg-settings"));
   $("#btn-sound").addEventListener("click", () => toggleSound(!S.sound));
-  $("#btn-lang").addEventListener("click", () => switchLanguage(language() === "fr" ? "en" : "fr"));
+  bindLanguageChoice(/** @type {HTMLSelectElement} */ ($("#lang-choice")), switchLanguage);
   const last = $("#btn-last");
   last.addEventListener("click", () => {
     S.lastTrickPinned = !S.lastTrickPinned;
@@ -815,7 +807,6 @@ async function main() {
   applyUrlPrefs();
   await setLanguage(chooseLanguage(), { save: false });
   translateDom();
-  updateLangButton();
   fillNewGameForm(S.options);
   bindUi();
   applyPrefs();
@@ -831,8 +822,24 @@ async function main() {
     showMessage,
     send: (msg) => (conn ? conn.send(msg) : false),
   });
+  /**
+   * What a frame says about the faults the page shows: a game's or room's frame clears
+   * them (and restarts the back-off), "saving is paused" and the table out of reach set them.
+   * @param {any} msg
+   */
+  const noteFault = (msg) => {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "notice") S.fault = msg.notice === "relay-down" ? "relay" : null;
+    else if (msg.type === "error" && msg.code === "unavailable") S.fault = "paused";
+    else if (["state", "event", "room", "synced"].includes(msg.type)) {
+      conn?.arrived();
+      if (S.fault) S.fault = null;
+    } else return;
+    renderNow();
+  };
   conn = new Connection({
     onMessage: (msg) => {
+      noteFault(msg);
       roomPage.frame(msg);
       proto.handle(msg);
     },
@@ -841,11 +848,15 @@ async function main() {
       else if (S.game == null) loadGame().then(() => proto.hello());
       else proto.hello();
     },
-    onStatus: (status) => {
+    onStatus: (status, code) => {
       S.connected = status === "open";
       if (status === "open") S.lost = false;
       if (status === "closed") {
-        S.lost = true; // shown until a connection opens again
+        S.lost = true;
+        // Said until the game arrives again: why the table is away, in the server's words.
+        if (code === 1012) S.fault = "restarting";
+        else if (code === 1013 || S.fault === "paused") S.fault = "paused";
+        else S.fault = "lost";
         proto.syncing = false;
         if (S.pending) unsure = S.pending;
         clearPending();

@@ -2,15 +2,19 @@
 // The WebSocket to the server (/ws), reconnecting with backoff when it closes.
 //
 // The page owns what to say on (re)connection: onOpen is called after every successful
-// connection, and the page sends its "hello" with the last version it has.
+// connection, and the page sends its "hello" with the last version it has. The back-off
+// starts again only once the page's game has arrived (arrived()): a socket that opens
+// and is closed before that (the server cannot serve the game yet) keeps backing off.
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+/** The longest wait while the server says saving is paused (1013): it asks to come back soon. */
+const PAUSED_MAX_MS = 2000;
 const PING_MS = 25000;
 
 export class Connection {
   /**
    * @param {{onMessage: (msg: any) => void, onOpen: () => void,
-   *   onStatus?: (status: "connecting" | "open" | "closed") => void}} handlers
+   *   onStatus?: (status: "connecting" | "open" | "closed", code?: number) => void}} handlers
    */
   constructor({ onMessage, onOpen, onStatus }) {
     this.onMessage = onMessage;
@@ -24,6 +28,7 @@ export class Connection {
     /** @type {any} */
     this.ping = null;
     this.closedByPage = false;
+    this.lastCode = 0;
   }
 
   /** The URL of the server's socket, on the page's own host. */
@@ -47,7 +52,6 @@ export class Connection {
     this.ws = ws;
     ws.addEventListener("open", () => {
       if (this.ws !== ws) return;
-      this.attempt = 0;
       this.onStatus("open");
       clearInterval(this.ping);
       this.ping = setInterval(() => this.send({ type: "ping" }), PING_MS);
@@ -63,24 +67,38 @@ export class Connection {
       }
       if (msg && typeof msg === "object") this.onMessage(msg);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
       clearInterval(this.ping);
-      this.onStatus("closed");
+      this.lastCode = e.code;
+      this.onStatus("closed", e.code);
       if (!this.closedByPage) this.scheduleReconnect();
     });
   }
 
   scheduleReconnect() {
     if (this.timer) return;
-    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    let base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    if (this.lastCode === 1013) base = Math.min(base, PAUSED_MAX_MS);
+    // 1012: the game moved to another process, which has it now: come back at once.
+    if (this.lastCode === 1012) base = BACKOFF_MS[0];
     this.attempt += 1;
     const delay = base * (0.8 + 0.4 * Math.random());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.connect();
     }, delay);
+  }
+
+  /** The page's game (or room) arrived on this socket: the next drop backs off from the start. */
+  arrived() {
+    this.attempt = 0;
+  }
+
+  /** The attempts made since the game last arrived (the back-off's step). */
+  get attempts() {
+    return this.attempt;
   }
 
   /** Whether the socket is open now. */

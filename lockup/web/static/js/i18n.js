@@ -1,11 +1,13 @@
 // @ts-check
-// Translations: English and French, from /static/i18n/{lang}.json.
+// Translations: English, French and Icelandic, from /static/i18n/{lang}.json.
 //
 // t("key", {name: "Þóra"}) fills {name} in the message. A key with "_one" and "_other"
 // variants is chosen by the number in params.n, by the language's Intl.PluralRules
-// (French counts 0 and 1 as singular).
+// (French counts 0 and 1 as singular; Icelandic 1, 21, 31, … but not 11).
 
-export const LANGS = ["en", "fr"];
+export const LANGS = ["en", "fr", "is"];
+/** Each language named in its own language, as the language choice offers it. */
+export const LANG_NAMES = /** @type {Record<string, string>} */ ({ en: "English", fr: "Français", is: "Íslenska" });
 const PREF_KEY = "lockup.lang";
 /** @type {Record<string, string>} */
 let messages = {};
@@ -48,6 +50,37 @@ export async function setLanguage(lang, { save = true } = {}) {
 
 /** The current language code. */
 export const language = () => current;
+
+/** The language the address asks for (?lang=is), or null. */
+export function queryLanguage() {
+  const q = new URLSearchParams(location.search).get("lang");
+  return q && LANGS.includes(q) ? q : null;
+}
+
+/**
+ * Wire a language choice (a <select class="lang-choice">): it offers every language, each
+ * named in its own language, shows the current one, and calls onPick with the one chosen.
+ * @param {HTMLSelectElement} select
+ * @param {(lang: string) => unknown} onPick
+ */
+export function bindLanguageChoice(select, onPick) {
+  select.replaceChildren(
+    ...LANGS.map((l) => {
+      const o = document.createElement("option");
+      o.value = l;
+      o.lang = l;
+      o.textContent = LANG_NAMES[l];
+      return o;
+    }),
+  );
+  select.value = current;
+  select.addEventListener("change", () => onPick(select.value));
+}
+
+/** Show the current language in every language choice of the page. */
+export function showLanguageChoice() {
+  for (const s of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll("select.lang-choice"))) s.value = current;
+}
 
 /** @type {Map<string, Intl.PluralRules>} */
 const pluralRules = new Map();

@@ -2,7 +2,7 @@
 // What the review, history and statistics pages share: the language switch, JSON
 // requests with the server's reasons, dates and names in the page's language.
 
-import { chooseLanguage, language, setLanguage, t, translateDom } from "./i18n.js";
+import { bindLanguageChoice, chooseLanguage, language, queryLanguage, setLanguage, showLanguageChoice, t, translateDom } from "./i18n.js";
 
 /** @param {string} sel */
 export const $ = (sel) => /** @type {HTMLElement} */ (document.querySelector(sel));
@@ -100,25 +100,20 @@ export function rulesKeyText(key) {
 }
 
 /**
- * Start a page: its language (from ?lang=, the saved choice or the browser), the switch
- * button, the translations; `redraw` runs now and after every switch.
+ * Start a page: its language (from ?lang=, the saved choice or the browser), the language
+ * choice, the translations; `redraw` runs now and after every switch.
  * @param {() => void} redraw
  */
 export async function startPage(redraw) {
-  const q = new URLSearchParams(location.search).get("lang");
-  const ok = q === "en" || q === "fr";
-  await setLanguage(ok ? q : chooseLanguage(), { save: ok });
-  const button = $("#btn-lang");
+  const q = queryLanguage();
+  await setLanguage(q ?? chooseLanguage(), { save: q !== null });
   const show = () => {
-    const other = language() === "fr" ? "en" : "fr";
-    button.textContent = t(`lang.${other}`);
-    button.lang = other;
-    button.setAttribute("aria-label", t("lang.switch", { lang: t(`lang.${other}`) }));
+    showLanguageChoice();
     translateDom();
     redraw();
   };
-  button.addEventListener("click", async () => {
-    await setLanguage(language() === "fr" ? "en" : "fr");
+  bindLanguageChoice(/** @type {HTMLSelectElement} */ ($("#lang-choice")), async (lang) => {
+    await setLanguage(lang);
     show();
   });
   show();

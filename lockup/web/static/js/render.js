@@ -313,7 +313,12 @@ export function renderButtons(s) {
   dl.setAttribute("aria-disabled", String(!over));
   dl.classList.toggle("disabled", !over);
   dl.title = over ? t("btn.downloadTitle") : t("btn.downloadLater");
-  $("#conn").hidden = !s.lost;
+  const conn = $("#conn");
+  conn.hidden = !s.fault;
+  if (s.fault && conn.dataset.i18n !== `conn.${s.fault}`) {
+    conn.dataset.i18n = `conn.${s.fault}`;
+    conn.textContent = t(`conn.${s.fault}`);
+  }
   const snd = $("#btn-sound");
   snd.setAttribute("aria-pressed", String(s.sound));
   snd.classList.toggle("on", s.sound);

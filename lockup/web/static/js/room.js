@@ -10,6 +10,7 @@
 import { t, translateDom } from "./i18n.js";
 import { closeDialog, openDialog } from "./dialogs.js";
 import { S, posOf } from "./state.js";
+import { reactionIcon } from "./reaction-icons.js";
 import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
 import { showLobby } from "./lobby.js";
 import { rateLimitText } from "./text.js";
@@ -70,6 +71,12 @@ function h(tag, attrs = {}, ...children) {
   }
   for (const c of children) if (c != null && c !== false) el.append(c);
   return el;
+}
+
+/** A reaction in words ("Applause"), for screen readers; an unknown one as it came. @param {string} reaction */
+function reactionLabel(reaction) {
+  const i = REACTIONS.indexOf(reaction);
+  return i >= 0 ? t(`room.react.${i}`) : reaction;
 }
 
 /** @param {string} url @param {any} [body] */
@@ -399,7 +406,7 @@ class RoomPage {
         return;
       case "react":
         this.reactions.set(ev.seat, { reaction: String(ev.reaction ?? ""), until: performance.now() + 4000 });
-        api.announce(t("room.reacted", { name: name(ev.seat), reaction: String(ev.reaction ?? "") }));
+        api.announce(t("room.reacted", { name: name(ev.seat), reaction: reactionLabel(String(ev.reaction ?? "")) }));
         this.decorate();
         setTimeout(() => this.decorate(), 4100);
         return;
@@ -526,7 +533,10 @@ class RoomPage {
           }),
         );
       }
-      if (reaction) deco.append(h("span", { className: "reaction-bubble", "data-reaction": reaction, "aria-hidden": "true", text: reaction }));
+      if (reaction) {
+        const icon = reactionIcon(reaction);
+        deco.append(h("span", { className: "reaction-bubble", "data-reaction": reaction, "aria-hidden": "true", text: icon ? null : reaction }, icon));
+      }
     }
   }
 
@@ -571,14 +581,17 @@ class RoomPage {
     const reacts = h("div", { className: "reactions", role: "group", "data-i18n-attr": "aria-label:room.reactions" });
     for (const r of REACTIONS) {
       reacts.append(
-        h("button", {
-          type: "button",
-          className: "react",
-          "data-reaction": r,
-          text: r,
-          "data-i18n-attr": `aria-label:room.react.${REACTIONS.indexOf(r)};title:room.react.${REACTIONS.indexOf(r)}`,
-          onclick: () => this.api?.send({ type: "react", reaction: r }),
-        }),
+        h(
+          "button",
+          {
+            type: "button",
+            className: "react",
+            "data-reaction": r,
+            "data-i18n-attr": `aria-label:room.react.${REACTIONS.indexOf(r)};title:room.react.${REACTIONS.indexOf(r)}`,
+            onclick: () => this.api?.send({ type: "react", reaction: r }),
+          },
+          reactionIcon(r) ?? r,
+        ),
       );
     }
     this.panel = h(

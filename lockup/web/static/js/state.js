@@ -51,6 +51,9 @@ export const FALLBACK_OPTIONS = /** @type {Options} */ ({
  * @property {boolean} sound
  * @property {boolean} connected
  * @property {boolean} lost the connection dropped and has not come back yet
+ * @property {"lost" | "restarting" | "paused" | "relay" | null} fault what the page says is wrong
+ *   until its game arrives again: the connection dropped, the server restarts, saving is
+ *   paused (the database is down), the table is out of reach (another process plays it)
  * @property {boolean} busy events are being shown
  * @property {Options} options
  * @property {boolean} lastTrickPinned
@@ -82,6 +85,7 @@ export function createState() {
     sound: false,
     connected: false,
     lost: false,
+    fault: null,
     busy: false,
     options: FALLBACK_OPTIONS,
     lastTrickPinned: false,
