@@ -106,13 +106,14 @@ def test_a_removed_person_plays_no_more_from_any_page(server: Server) -> None:
             hello = await until(ws_g, lambda m: m["type"] == "state")
             assert hello["view"]["seat"] == 2
             await ws_h.send(json.dumps({"type": "remove", "seat": 2}))
-            got_g: list[Msg] = []
             got_room: list[Msg] = []
-            await until(ws_g, is_event("seat", seat=2), into=got_g)
-            # The plain page now watches: a spectator's state, no hand.
+            # The plain page now watches: a spectator's state, no hand, then the event that
+            # a computer has the seat, seen as a spectator.
             watch = await until(ws_g, lambda m: m["type"] == "state")
             assert watch["view"]["seat"] is None and watch["view"]["hand"] == []
             got_g = [watch]  # from here on the page watches
+            seat_event = await until(ws_g, is_event("seat", seat=2), into=got_g)
+            assert seat_event["view"]["seat"] is None
             await until(ws_room, lambda m: m["type"] == "room" and m["room"]["you"] is None)
             # Whatever the pages send for seat 2 now is refused, and nothing is stored.
             deal_hand = hello["view"]["hand"]

@@ -474,15 +474,17 @@ class GameSession:
             await self._write(
                 Store.op_seats(self.id, [x.to_dict() for x in self.seats], self.names)
             )
-            await self.note("seat", seat, {"by": "computer", "name": name})
+            # The person's pages watch from now on (a room's game has a public stream),
+            # before anything more of the seat is sent: the event below reaches them as
+            # spectators.
             for sub in [s for s in self.subscribers if s.seat == seat]:
-                # The person's pages watch from now on (a room's game has a public stream).
                 self.subscribers.discard(sub)
                 sub.seat = SPECTATOR
                 if SPECTATOR in self.histories:
                     self.join(sub, 0)
                 else:
                     sub.close(1000)
+            await self.note("seat", seat, {"by": "computer", "name": name})
         self._changed()
         self.kick()
 

@@ -223,8 +223,9 @@ class Seating:
             self._pass_host()
         return seat
 
-    def remove(self, by: str | None, seat: object) -> str:
-        """The host removes the person at ``seat``; returns their token."""
+    def removable(self, by: str | None, seat: object) -> str:
+        """The token of the person the host ``by`` may remove at ``seat``; raises
+        ``not-host``, ``bad-message`` or ``bad-seat`` (nothing changes either way)."""
         if by != self.host or self.status == CLOSED:
             raise ProtocolError("not-host", "Only the host removes someone.")
         if type(seat) is not int or not 0 <= seat <= 3:
@@ -232,10 +233,16 @@ class Seating:
         target = self.seats[seat]
         if target is None or target.player == self.host:
             raise ProtocolError("bad-seat", "Nobody to remove there.", params={"seat": seat})
+        return target.player
+
+    def remove(self, by: str | None, seat: object) -> str:
+        """The host removes the person at ``seat``; returns their token."""
+        player = self.removable(by, seat)
+        assert isinstance(seat, int)
         self.seats[seat] = None
         self.rematch.discard(seat)
-        self.away_since.pop(target.player, None)
-        return target.player
+        self.away_since.pop(player, None)
+        return player
 
     def pass_host_if_due(self, now: float) -> bool:
         """Pass the host on if they have been away the whole grace; True if it passed."""

@@ -258,12 +258,14 @@ class RoomService:
         """The host removes the person at ``seat``: their seat is empty (a computer's in
         a game under way) and their pages watch."""
         async with room.lock:
+            room.seating.removable(player, seat)  # refused: nothing changes
+            session = room.session
+            if session is not None and room._game_seats():
+                # The game first: the person's pages watch before anything says so.
+                await session.replace_by_computer(seat, DEFAULT_PLAYERS[seat] if seat else "South")
             with self._undo_on_error(room):
                 room.seating.remove(player, seat)
                 await self._save(room)
-            session = room.session
-            if session is not None and room._game_seats():
-                await session.replace_by_computer(seat, DEFAULT_PLAYERS[seat] if seat else "South")
             await self._rematch_if_ready(room)
         self._after_seats(room)
 
