@@ -180,9 +180,12 @@ class _ProcessPool:
         self.name = name
         self._procs: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def executor(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self._closed:  # stopped: a late request makes no new pool to leak
+                raise RuntimeError(f"the {self.name} workers are stopped")
             if self._procs is None:
                 # spawn, not fork: the server has threads (database, bots) running.
                 self._procs = ProcessPoolExecutor(
@@ -215,6 +218,7 @@ class _ProcessPool:
     def close(self) -> None:
         """Stop the workers now (a bot or hint still thinking is abandoned)."""
         with self._lock:
+            self._closed = True
             procs, self._procs = self._procs, None
         if procs is not None:
             stop_process_pool(procs)

@@ -23,6 +23,7 @@ import logging
 import multiprocessing
 import os
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -129,6 +130,8 @@ class Reviews:
         self._analyse = analyse
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lockup-analysis")
         self._procs: ProcessPoolExecutor | None = None
+        self._procs_lock = threading.Lock()
+        self._closed = False
         self._progress: dict[tuple[str, int], float] = {}
         self._jobs: dict[tuple[str, int], asyncio.Future[None]] = {}
         self._games: OrderedDict[str, tuple[dict[str, Any], Game, list[Any]]] = OrderedDict()
@@ -136,24 +139,29 @@ class Reviews:
     def close(self) -> None:
         """Stop taking analyses (one under way is abandoned)."""
         self._thread.shutdown(wait=False, cancel_futures=True)
-        if self._procs is not None:
+        with self._procs_lock:  # an analysis starting now makes no new pool (_executor)
+            self._closed = True
+            procs, self._procs = self._procs, None
+        if procs is not None:
             from .pool import stop_process_pool
 
-            stop_process_pool(self._procs)
-            self._procs = None
+            stop_process_pool(procs)
 
     def _executor(self) -> ProcessPoolExecutor:
         """The analyses' worker processes (spawned, niced, each exits with the server)."""
-        if self._procs is None:
-            from .pool import HINT_NICENESS, start_worker
+        with self._procs_lock:
+            if self._closed:
+                raise RuntimeError("the server is stopping: no new analysis")
+            if self._procs is None:
+                from .pool import HINT_NICENESS, start_worker
 
-            self._procs = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker,
-                initargs=(os.getpid(), HINT_NICENESS),
-            )
-        return self._procs
+                self._procs = ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=start_worker,
+                    initargs=(os.getpid(), HINT_NICENESS),
+                )
+            return self._procs
 
     # ------------------------------------------------------------------ reading games
 
