@@ -12,12 +12,10 @@ Typical use::
     rng = random.Random(7)
     game = Game.new(rng, Rules(target=20))
     while not game.is_over:
-        if game.discard_due is not None:
-            game.discard_random(rng)          # R10: a random card leaves a locked hand
-        elif game.phase == "deal":
-            game.deal(rng=rng)                # R3: the next hand
-        else:
+        if game.phase == "play":
             game.play(rng.choice(game.legal_cards()))
+        else:
+            game.chance_move(rng)             # R3 the next deal, R10 a lockup discard
     print(game.winner, game.totals)
 
 Seats are 0 South, 1 West, 2 North, 3 East (R1). Cards are ints (see
@@ -35,21 +33,25 @@ from types import FunctionType
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from .cards import (
-    CLUB_MASK,
     CLUBS,
     FULL_DECK,
     JACK,
     KING,
-    NON_CLUB_MASK,
-    SUIT_MASKS,
     SUIT_NAMES,
     Card,
     CardMask,
     card_str,
     cards_of,
 )
+from .playout import count_off as _p_count_off
+from .playout import first_unlocked as _p_first_unlocked
+from .playout import legal as _p_legal
+from .playout import lose as _p_lose
 from .playout import nth as nth_card
-from .playout import play_out as _play_out
+from .playout import play_out as _p_play_out
+from .playout import show_voids as _p_show_voids
+from .playout import trick_end as _p_trick_end
+from .playout import voids_shown_by as _p_voids_shown_by
 from .refusals import message as _refusal_message
 
 SEATS: Final = (0, 1, 2, 3)
@@ -95,8 +97,8 @@ OVER: Final[Phase] = Phase.OVER
 """The game has its winner (R15)."""
 
 # The module's tables and masks are Final so that, compiled (make engine), the hot paths
-# read them as C constants and statics rather than module attributes; the masks are
-# written out as literals for that, and checked against lockup.cards below.
+# read them as C constants and statics rather than module attributes (the masks the
+# trick's rules use are lockup.playout's, which the tests check against lockup.cards).
 # Each J, Q, K maps to the bit of the club of that rank (R7, same-rank).
 _PIC_CLUB_BIT: Final = [
     1 << (CLUBS * 13 + c % 13) if JACK <= c % 13 <= KING else 0 for c in range(52)
@@ -106,17 +108,19 @@ _NEXT_TRICK: Final = "next-trick"
 _DECK_RANGE: Final = range(52)
 _SUIT: Final = [c // 13 for c in range(52)]
 _LEFT: Final = (1, 2, 3, 0)
-_CLUBS: Final = 0
-_CLUB_MASK: Final = 0x1FFF
-_NON_CLUB_MASK: Final = 0xFFFFFFFFFE000
-_SUIT_MASKS: Final = (0x1FFF, 0x3FFE000, 0x7FFC000000, 0xFFF8000000000)
-assert (_CLUBS, _CLUB_MASK, _NON_CLUB_MASK, _SUIT_MASKS) == (
-    CLUBS,
-    CLUB_MASK,
-    NON_CLUB_MASK,
-    SUIT_MASKS,
-)
 """The seat on each seat's left (R1)."""
+_CLUBS: Final = 0
+assert _CLUBS == CLUBS
+# The trick's rules, written once in lockup.playout (the playout's too). Bound to Final
+# names so that, compiled, each call reads a static rather than a module attribute.
+_legal_of: Final = _p_legal
+_voids_shown_by: Final = _p_voids_shown_by
+_show_voids: Final = _p_show_voids
+_trick_end: Final = _p_trick_end
+_count_off: Final = _p_count_off
+_first_unlocked: Final = _p_first_unlocked
+_lose: Final = _p_lose
+_play_out: Final = _p_play_out
 
 
 _C = TypeVar("_C", bound=type)
@@ -257,6 +261,32 @@ class Trick(NamedTuple):
     clubs: int
     lock: int
     """The lock its winner received (R9): ``min(clubs, tricks left)``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, cards in record notation: ``number``, ``leader``, ``plays`` as
+        ``{"seat", "card"}``, ``winner``, ``clubs`` and ``lock``."""
+        return {
+            "number": self.number,
+            "leader": self.leader,
+            "plays": [{"seat": s, "card": card_str(c)} for s, c in self.plays],
+            "winner": self.winner,
+            "clubs": self.clubs,
+            "lock": self.lock,
+        }
+
+
+class ChanceMove(NamedTuple):
+    """A move chance makes (:meth:`Game.chance_move`): a hand's deal (R3) or a lockup
+    discard (R10)."""
+
+    kind: str
+    """``"deal"`` or ``"discard"``."""
+    seat: int
+    """The hand's dealer, or the seat that loses the card."""
+    card: Card
+    """The card lost (-1 for a deal)."""
+    deal: list[list[Card]] | None
+    """The four hands dealt, seat by seat (None for a discard)."""
 
 
 # A Trick from its six fields at C speed (no NamedTuple.__new__ call), for playouts.
@@ -480,7 +510,7 @@ class Game:
     def new(cls, rng: RandomSource, rules: Rules | None = None, *, record: bool = True) -> Game:
         """A new game: the first dealer at random and the first hand dealt (R3)."""
         game = cls(rules, rng.randrange(4), record=record)
-        game.deal(rng=rng)
+        game.chance_move(rng)
         return game
 
     def deal(
@@ -498,13 +528,14 @@ class Game:
         if cards is None:
             if rng is None:
                 raise ValueError("deal needs either cards or rng")
-            rand = rng.random
-            keys = [rand() for _ in _DECK_RANGE]
-            deck = sorted(_DECK_RANGE, key=keys.__getitem__)  # a uniform shuffle
-            dealt = [deck[13 * s : 13 * s + 13] for s in SEATS]
+            dealt = _shuffled_deal(rng)
         else:
             _check_deal(cards)
             dealt = [list(cs) for cs in cards]
+        self._deal(dealt)
+
+    def _deal(self, dealt: list[list[Card]]) -> None:
+        """Deal the next hand's checked cards (R3)."""
         if self.hand_number >= 0:  # (a new game's state is fresh already)
             self.dealer = (self.dealer + 1) % 4  # R3
             self._reset_hand()
@@ -621,22 +652,12 @@ class Game:
         return 0
 
     def _legal_now(self) -> CardMask:
-        """R5 to R7: what the seat to play may play, worked out from the state.
+        """R5 to R7: what the seat to play may play, worked out from the state by
+        :func:`lockup.playout.legal` (the playout's rule too).
 
-        The engine keeps the result in ``_legal`` whenever a card becomes due; this is
-        the only place the rule is written (the compiled playout has its own copy, which
-        tests/test_engine_speed_paths.py checks against this one).
+        The engine keeps the result in ``_legal`` whenever a card becomes due.
         """
-        hand = self.hands[self.turn]
-        if not self.trick:
-            return hand & _NON_CLUB_MASK or hand  # R5: a club only from an all-club hand
-        follow = hand & _SUIT_MASKS[self.led_suit]
-        if not follow:  # R6: void in the led suit
-            return hand
-        pic = self.pic_clubs
-        if pic:  # R7: a picture on the table lets a club stand in
-            return follow | (hand & (_CLUB_MASK if self._any_club else pic))
-        return follow
+        return _legal_of(self.hands[self.turn], self.led_suit, self.pic_clubs, self._any_club)
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
         """The cards seat (default: the seat to play) may play now."""
@@ -729,26 +750,20 @@ class Game:
             self.log[-1].events.append(("play", seat, card))
         trick = self.trick
         suit = _SUIT[card]
-        if trick:
-            led = self.led_suit
-            if suit == led:
-                if card > self.best_card:
-                    self.best_card = card
-                    self.best_seat = seat
-            elif not (
-                suit == _CLUBS and self.pic_clubs and (self._any_club or self.pic_clubs & bit)
-            ):
-                # R6: did not follow without the R7 excuse
-                voids = self.voids[seat]
-                if not (voids >> led) & 1:
-                    self.voids[seat] = voids | 1 << led
-                    self._voids_shown.append(seat | led << 2 | self.trick_number << 4)
+        led = self.led_suit
+        if suit == led:
+            if card > self.best_card:  # R8
+                self.best_card = card
+                self.best_seat = seat
         else:
-            self.led_suit = suit
-            self.best_card = card
-            self.best_seat = seat
-            if suit == _CLUBS and self.voids[seat] & 0b1110 != 0b1110:
-                self._show_voids(seat, 0b1110)  # R5: an all-club hand shows it
+            if led >= 0 or suit == _CLUBS:  # (a lead shows a void only if a club, R5)
+                suits = _voids_shown_by(card, led, self.pic_clubs, self._any_club)  # R5 to R7
+                if suits:
+                    _show_voids(self.voids, self._voids_shown, seat, suits, self.trick_number)
+            if led < 0:
+                self.led_suit = suit
+                self.best_card = card
+                self.best_seat = seat
         if suit == _CLUBS:
             self.clubs_in_trick += 1
         pic = _PIC_CLUB_BIT[card]
@@ -760,19 +775,10 @@ class Game:
             return
         locks = self.locks
         nxt = _LEFT[seat]
-        while locks[nxt]:
-            nxt = _LEFT[nxt]
+        if locks[nxt]:  # (the call only where it can change anything)
+            nxt = _first_unlocked(locks, nxt)  # R4
         self.turn = nxt
         self._legal = self._legal_now()
-
-    def _show_voids(self, seat: int, suits: int) -> None:
-        """Record that ``seat`` has shown it lacks ``suits`` (a 4-bit mask) by the card it
-        has just led (R5)."""
-        new = suits & ~self.voids[seat]
-        self.voids[seat] = self.voids[seat] | new
-        for su in range(4):
-            if (new >> su) & 1:
-                self._voids_shown.append(seat | su << 2 | self.trick_number << 4)
 
     def discard(self, card: object, seat: int | None = None) -> None:
         """Remove card from the hand a lockup discard is due from (R10), as a replay does.
@@ -793,12 +799,40 @@ class Game:
         self._discard(card)
 
     def discard_random(self, rng: RandomSource) -> Card:
-        """Make the due lockup discard with a card drawn at random by ``rng`` (R10)."""
+        """Make the due lockup discard with a card drawn at random by ``rng`` (R10): the
+        :meth:`chance_move` of a discard, its card returned."""
         if self.phase != DISCARD:
             raise IllegalMove(Refusal("no-discard-due", "R10"))
-        card = nth_card(self.hands[self.pending[0]], rng.random())
-        self._discard(card)
-        return card
+        return self.chance_move(rng).card
+
+    def chance_move(self, rng: RandomSource, *, make: bool = True) -> ChanceMove:
+        """The move chance makes now, drawn by ``rng``, and made unless ``make`` is False.
+
+        While a deal is due, the next hand's deal: a uniform shuffle of the deck, 13
+        cards a seat (R3). While a lockup discard is due, the card the locked hand loses:
+        uniform over its cards, ``nth_card(hand, rng.random())`` (R10), the draw the
+        playout makes too. Every random deal and discard is drawn here (the terminal,
+        PettingZoo, search, the server); ``make=False`` leaves the game as it is, for a
+        caller that makes the move itself (the server stores it first). Raises
+        :class:`IllegalMove` while a card is due or once the game is over.
+        """
+        phase = self.phase
+        if phase == DISCARD:
+            seat = self.pending[0]
+            card = nth_card(self.hands[seat], rng.random())
+            if make:
+                self._discard(card)
+            return ChanceMove("discard", seat, card, None)
+        if phase == DEAL:
+            dealer = (self.dealer + 1) % 4 if self.hand_number >= 0 else self.dealer
+            dealt = _shuffled_deal(rng)
+            move = ChanceMove("deal", dealer, -1, [cs[:] for cs in dealt])
+            if make:
+                self._deal(dealt)
+            return move
+        if phase == OVER:
+            raise IllegalMove(Refusal("game-over", "R15"))
+        raise IllegalMove(Refusal("no-discard-due", "R10"))
 
     def playout(self, rng: RandomSource) -> None:
         """Play the current hand to its end with random legal cards and random discards.
@@ -859,10 +893,7 @@ class Game:
 
     def _discard(self, card: Card) -> None:
         seat = self.pending.pop(0)
-        bit = 1 << card
-        self.hands[seat] = self.hands[seat] ^ bit
-        self.lost[seat] = self.lost[seat] | bit
-        self._lost_order[seat].append(card)
+        _lose(self.hands, self.lost, self._lost_order, seat, card)
         if self.log is not None:
             self.log[-1].events.append(("discard", seat, card))
         if not self.pending:
@@ -891,16 +922,14 @@ class Game:
         self.players_in_trick = n
         if n == 0:  # R12: everyone locked, an empty trick
             self.empty_tricks += 1
-            for s in range(4):
-                locks[s] = locks[s] - 1
-                self.sat_out[s] = self.sat_out[s] + 1
+            _count_off(locks, self.sat_out)
             self.tricks.append(Trick(self.trick_number, None, (), None, 0, 0))
             self.trick_number += 1
             self._start_trick()
             return
         s = self.nominal
-        while locks[s]:  # R11, R12: first unlocked seat from the one that would lead
-            s = (s + 1) % 4
+        if locks[s]:  # (the call only where it can change anything)
+            s = _first_unlocked(locks, s)  # R11, R12
         self.leader = s
         self.turn = s
         self.phase = PLAY
@@ -912,22 +941,13 @@ class Game:
         self.points[winner] = self.points[winner] + 1  # R8, R13
         locks = self.locks
         if locks[0] or locks[1] or locks[2] or locks[3]:
-            sat_out = self.sat_out
-            for s in range(4):
-                if locks[s]:
-                    locks[s] = locks[s] - 1
-                    sat_out[s] = sat_out[s] + 1
+            _count_off(locks, self.sat_out)  # R9
         number = self.trick_number
         self.trick_number = number + 1
-        lock = 0
-        if clubs:
-            lock = min(clubs, TRICKS_PER_HAND - 1 - number)  # R9
-            if lock:
-                locks[winner] = lock
-                self.times_locked[winner] = self.times_locked[winner] + 1
-            self.nominal = (winner + 1) % 4  # R11
-        else:
-            self.nominal = winner
+        lock, self.nominal = _trick_end(winner, clubs, number)  # R9, R11
+        if lock:
+            locks[winner] = lock
+            self.times_locked[winner] = self.times_locked[winner] + 1
         self.tricks.append(
             _make_trick((number, self.leader, tuple(self.trick), winner, clubs, lock))
         )
@@ -1028,6 +1048,14 @@ def _blank_game() -> Game:
     return Game.__new__(Game)
 
 
+def _shuffled_deal(rng: RandomSource) -> list[list[Card]]:
+    """A uniform shuffle of the deck by ``rng``, dealt 13 cards a seat (R3)."""
+    rand = rng.random
+    keys = [rand() for _ in _DECK_RANGE]
+    deck = sorted(_DECK_RANGE, key=keys.__getitem__)
+    return [deck[13 * s : 13 * s + 13] for s in SEATS]
+
+
 def _check_deal(cards: Any) -> None:
     def bad(params: dict[str, Any]) -> IllegalMove:
         return IllegalMove(Refusal("bad-deal", "R3", params))
@@ -1079,6 +1107,16 @@ class SeatView:
     """The current trick's plays so far, as (seat, card)."""
     led_suit: int | None
     """The suit led to the current trick, or None before the lead."""
+    best_card: Card | None
+    """The card winning the current trick so far, or None before the lead (R8)."""
+    best_seat: int | None
+    """The seat that played :attr:`best_card`, or None before the lead."""
+    clubs_in_trick: int
+    """Clubs in the current trick so far (R9)."""
+    pic_clubs: CardMask
+    """The clubs the pictures in the current trick allow under ``same-rank`` (R7)."""
+    players_in_trick: int
+    """How many seats play the current trick: those not locked (R4)."""
     tricks: tuple[Trick, ...]
     """The completed tricks of this hand."""
     played_mask: CardMask
@@ -1140,6 +1178,11 @@ class SeatView:
             leader=game.leader,
             trick=trick,
             led_suit=game.led_suit if trick and game.led_suit >= 0 else None,
+            best_card=game.best_card if trick else None,
+            best_seat=game.best_seat if trick else None,
+            clubs_in_trick=game.clubs_in_trick,
+            pic_clubs=game.pic_clubs,
+            players_in_trick=game.players_in_trick,
             tricks=tuple(game.tricks),
             played_mask=game.played,
             locks=tuple(game.locks),
@@ -1195,16 +1238,7 @@ class SeatView:
             "hand": [card_str(c) for c in cards_of(self.hand_mask)],
             "legal": [card_str(c) for c in cards_of(self.legal_mask)],
             "trick": [{"seat": s, "card": card_str(c)} for s, c in self.trick] if playing else [],
-            "last_trick": None
-            if last is None
-            else {
-                "number": last.number,
-                "leader": last.leader,
-                "plays": [{"seat": s, "card": card_str(c)} for s, c in last.plays],
-                "winner": last.winner,
-                "clubs": last.clubs,
-                "lock": last.lock,
-            },
+            "last_trick": None if last is None else last.to_dict(),
             "hand_sizes": list(self.hand_sizes),
             "locks": list(self.locks),
             "lost": [[card_str(c) for c in cs] for cs in self.lost_order],

@@ -292,7 +292,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             if self.episode == "hand" or game.phase == OVER:
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
-                game.deal(rng=self._rng)
+                game.chance_move(self._rng)  # the next deal (R3)
                 self._played_by = [0, 0, 0, 0]
                 self._chance()
         self.rewards = {a: float(gained[s]) for s, a in enumerate(AGENTS)}
@@ -306,7 +306,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         """The lockup discards now due, drawn at random (R10)."""
         game = self.game
         while game.phase == DISCARD:
-            game.discard_random(self._rng)
+            game.chance_move(self._rng)
 
     # ------------------------------------------------------------------ knowledge
 

@@ -9,6 +9,8 @@ a record replays exactly with no random generator.
   (``lockup replay`` exit status 2) for anything that is not a record.
 - :func:`replay` plays a parsed record through the engine; it returns a
   :class:`ReplayResult`, which names the first event the rules forbid (exit status 1).
+  :func:`replay_steps` is its loop, event by event, for whatever looks at the game
+  along the way (the review, the analysis).
 - :func:`loads` / :func:`from_record` give back a :class:`~lockup.engine.Game` in the
   identical state, ready to go on.
 """
@@ -16,8 +18,9 @@ a record replays exactly with no random generator.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import Card, card_str, parse_card
 from .engine import (
@@ -265,38 +268,57 @@ def parse_record(data: Any) -> ParsedRecord:
     return record
 
 
-def replay(record: ParsedRecord) -> ReplayResult:
-    """Play a parsed record through the engine, stopping at the first rule it breaks."""
+class ReplayStep(NamedTuple):
+    """One step of :func:`replay_steps`: an event of the record about to be made, or the
+    end of a hand's events (``kind`` ``"end"``, ``seat`` and ``card`` -1)."""
+
+    game: Game
+    """The game as it stands before the event (the replay's own, which goes on)."""
+    hand: int
+    """The hand's index in the record."""
+    event: int
+    """The event's index in the hand's events (their count at the hand's end)."""
+    kind: str
+    """``"play"``, ``"discard"`` or ``"end"``."""
+    seat: int
+    """The seat that plays or loses the card."""
+    card: Card
+    """The card played or lost."""
+
+
+def replay_steps(record: ParsedRecord, game: Game | None = None) -> Iterator[ReplayStep]:
+    """Play a parsed record through the engine, event by event: the replay loop.
+
+    Yields each event before it is made (then makes it when resumed) and, after each
+    hand's events, an ``"end"`` step. ``game`` is the game to replay into (a new one by
+    the record's rules and first dealer by default: pass ``Game(..., record=False)`` for
+    speed). Raises :class:`IllegalRecord` at the first rule the record breaks (the
+    game is left as far as it was legal).
+    """
     hands = record.hands
     first_dealer = hands[0].dealer if hands else 0
-    game = Game(record.rules, first_dealer)
-
-    def result(err: IllegalRecord | None) -> ReplayResult:
-        return ReplayResult(game, record.players, err)
-
+    if game is None:
+        game = Game(record.rules, first_dealer)
     for h, hand in enumerate(hands):
         if game.phase == OVER:
-            return result(
-                IllegalRecord(
-                    h, None, "R15", "the game was already over: no hand may follow its end"
-                )
+            raise IllegalRecord(
+                h, None, "R15", "the game was already over: no hand may follow its end"
             )
         expected = first_dealer if h == 0 else (game.dealer + 1) % 4
         if hand.dealer != expected:
-            return result(
-                IllegalRecord(
-                    h,
-                    None,
-                    "R3",
-                    f"the dealer must be {expected} ({SEAT_NAMES[expected]}), left of the previous dealer, "
-                    f"not {hand.dealer}",
-                )
+            raise IllegalRecord(
+                h,
+                None,
+                "R3",
+                f"the dealer must be {expected} ({SEAT_NAMES[expected]}), left of the previous dealer, "
+                f"not {hand.dealer}",
             )
         try:
             game.deal(hand.deal)
         except IllegalMove as bad:
-            return result(IllegalRecord(h, None, bad.rule, bad.reason))
+            raise IllegalRecord(h, None, bad.rule, bad.reason) from None
         for e, (kind, seat, card) in enumerate(hand.events):
+            yield ReplayStep(game, h, e, kind, seat, card)
             try:
                 if game.phase == OVER:
                     raise IllegalMove(_GAME_OVER)
@@ -310,18 +332,29 @@ def replay(record: ParsedRecord) -> ReplayResult:
                 # The refusal in the catalogue's words, seats named by the record's players.
                 names = record.players
                 why = message(err.code, err.refusal.params, names=names, viewer=seat)
-                return result(IllegalRecord(h, e, err.rule, f"{names[seat]}: {why}"))
+                raise IllegalRecord(h, e, err.rule, f"{names[seat]}: {why}") from None
         if h < len(hands) - 1 and game.phase not in ("deal", "over"):
-            return result(
-                IllegalRecord(
-                    h,
-                    len(hand.events),
-                    "R15",
-                    f"the hand stops after {game.trick_number} tricks, but hands are played in "
-                    f"full: every hand but the last must be played to its 13th trick",
-                )
+            raise IllegalRecord(
+                h,
+                len(hand.events),
+                "R15",
+                f"the hand stops after {game.trick_number} tricks, but hands are played in "
+                f"full: every hand but the last must be played to its 13th trick",
             )
-    return result(None)
+        yield ReplayStep(game, h, len(hand.events), "end", -1, -1)
+
+
+def replay(record: ParsedRecord) -> ReplayResult:
+    """Play a parsed record through the engine (:func:`replay_steps`), stopping at the
+    first rule it breaks."""
+    hands = record.hands
+    game = Game(record.rules, hands[0].dealer if hands else 0)
+    try:
+        for _ in replay_steps(record, game):
+            pass
+    except IllegalRecord as err:
+        return ReplayResult(game, record.players, err)
+    return ReplayResult(game, record.players, None)
 
 
 def from_record(data: Any) -> Game:

@@ -21,6 +21,14 @@ tricks, lost cards, voids (and when they were shown), the completed tricks, tota
 summaries. The kernel keeps no trick list, sat-out or times-locked counts: the test builds
 them from the kernel's state before and after each card (the trick's leader, plays,
 winner by the point it scored, lock left plus the empty tricks that followed).
+
+Random lockup discards (R10) are drawn the same way everywhere: the engines make the
+kernel's discards by ``Game.chance_move`` fed the kernel's own random stream (its
+xorshift32 numbers as ``u = r / 2**32``), so the kernel's draw and the engine's pick the
+same card or the states part; the playouts draw theirs from the same generator as
+``chance_move`` in the step-by-step reference (tests/conftest.py ``step_by_step``).
+The kernel's view of the position comes from ``SeatView``'s trick fields, checked here
+against the game's.
 """
 
 from __future__ import annotations
@@ -119,6 +127,22 @@ def check_playouts(games: list[Any], seed: int) -> None:
 # ------------------------------------------------------------------------- the kernel
 
 
+class KernelStream:
+    """The kernel's random stream (:func:`lockup.bots._kernel.rand32`, run by its Python
+    twin from a saved state) as the engine's ``RandomSource``: ``u = r / 2**32``."""
+
+    def __init__(self, state: int) -> None:
+        self.km = KERNELS[0]
+        self.s = [0] * self.km.STATE_SIZE
+        self.s[self.km.I_RNG] = state
+
+    def random(self) -> float:
+        return int(self.km.rand32(self.s)) / 4294967296.0
+
+    def randrange(self, stop: int, /) -> int:  # pragma: no cover - a discard never asks
+        raise AssertionError("chance_move draws a discard by random()")
+
+
 class KernelRun:
     """One hand in a kernel, the state ``s``, with what the kernel does not keep built
     from its state around each card: the hand's tricks, sat-out counts, times locked,
@@ -137,6 +161,8 @@ class KernelRun:
         self.empty = 0
         self.plays: list[tuple[int, int]] = []
         self.leader = -1
+        self.rng_before = int(self.s[km.I_RNG])
+        """The kernel's generator before the last card: where its discards were drawn."""
 
     def play(self, card: int) -> None:
         km, s = self.km, self.s
@@ -147,6 +173,7 @@ class KernelRun:
         self.plays.append((int(s[km.I_TURN]), card))
         locks = [int(s[km.I_LOCK + i]) for i in range(4)]
         points = [int(s[km.I_PTS + i]) for i in range(4)]
+        self.rng_before = int(s[km.I_RNG])
         km.play(s, card)
         if int(s[km.I_TN]) == number:
             return
@@ -193,6 +220,27 @@ class KernelRun:
         assert s[km.I_CLUBS] == game.clubs_in_trick
         assert s[km.I_PIC] == game.pic_clubs
         assert km.legal(s) == game.legal_mask()
+
+
+def check_view_trick(game: Game) -> None:
+    """The trick state a view carries (what the kernel and ``pimc`` start from) is the
+    game's, and is what the plays so far make of it (R5 to R8)."""
+    view = game.view(game.turn)
+    led = best = seat = -1
+    clubs = pic = 0
+    for s, c in view.trick:
+        if led < 0:
+            led, best, seat = c // 13, c, s
+        elif c // 13 == led and c > best:
+            best, seat = c, s
+        clubs += c < 13
+        pic |= 1 << (c % 13) if 9 <= c % 13 <= 11 else 0
+    known = (view.led_suit, view.best_card, view.best_seat)
+    assert known == ((None, None, None) if led < 0 else (led, best, seat))
+    assert (game.led_suit, game.best_card, game.best_seat) == (led, best, seat)
+    assert view.clubs_in_trick == game.clubs_in_trick == clubs
+    assert view.pic_clubs == game.pic_clubs == pic
+    assert view.players_in_trick == game.players_in_trick == view.locks.count(0)
 
 
 # ------------------------------------------------------------------------- positions
@@ -275,21 +323,24 @@ def play_game(seed: int, rules: Rules, lockdown: bool) -> dict[str, int]:
             if ref.phase == DISCARD or not ref.trick or seen["steps"] % 4 == 0:
                 check_playouts(games, seed * 1000 + seen["steps"])
             if ref.phase == DISCARD:
-                # The kernel made these lockup discards (R10) with its own generator: make
-                # them in every engine, seat by seat as they fall due.
+                # The kernel made these lockup discards (R10) with its own generator: the
+                # engine draws them by chance_move from that same stream, seat by seat as
+                # they fall due, and every engine makes them; the kernel's state (hands,
+                # lost cards) is then compared at the next card.
+                stream = KernelStream(runs[0].rng_before)
                 taken = int(runs[0].s[runs[0].km.I_LOST])
                 for m in ref.lost:
                     taken &= ~m
                 while ref.discard_due is not None:
-                    seat = ref.discard_due
-                    owed = cards_of(taken & ref.hands[seat])
-                    assert owed, f"the kernel took no card the engine says seat {seat} owes"
-                    card = owed[0]
-                    taken ^= 1 << card
+                    move = ref.chance_move(stream, make=False)
+                    assert move.kind == "discard" and move.seat == ref.discard_due
+                    assert (taken >> move.card) & 1, "the kernel lost another card"
+                    taken ^= 1 << move.card
                     for g in games:
-                        g.discard(card, seat)
+                        g.discard(move.card, move.seat)
                 assert taken == 0
                 continue
+            check_view_trick(ref)
             for kr in runs:
                 kr.check(ref)
             for kr in runs[1:]:

@@ -6,7 +6,7 @@ import pytest
 
 from lockup._accel import pure_python_requested
 from lockup.cards import cards_of
-from lockup.engine import DISCARD, PLAY, Game, Rules, implementation, nth_card
+from lockup.engine import DISCARD, PLAY, Game, IllegalMove, Rules, implementation, nth_card
 
 ALL_RULES = [
     Rules(p, d, t)
@@ -88,3 +88,58 @@ def test_the_playout_runs_from_source_when_asked() -> None:
     if not pure_python_requested():
         pytest.skip("only under LOCKUP_PURE_PYTHON=1")
     assert implementation() == "python"
+
+
+def test_the_trick_rules_masks_are_the_cards_modules() -> None:
+    # lockup.playout holds the trick's rules for the engine and the playout alike, with
+    # its own copies of the masks (it imports nothing of the package, to compile alone).
+    from lockup import cards, playout
+
+    assert playout.CLUB_MASK == cards.CLUB_MASK
+    assert playout.NON_CLUB_MASK == cards.NON_CLUB_MASK
+    assert playout.SUIT_MASKS == cards.SUIT_MASKS
+
+
+@pytest.mark.parametrize(
+    "rules", ALL_RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}"
+)
+def test_chance_move_draws_every_deal_and_discard(rules: Rules) -> None:
+    # Game.chance_move is the one draw of chance: the deal is deal(rng=)'s shuffle, the
+    # discard discard_random's card, and make=False draws the same move and changes nothing.
+    rng, twin = random.Random(11), random.Random(11)
+    game = Game(rules, 2)
+    other = Game(rules, 2)
+    moves = 0
+    while not game.is_over and moves < 400:
+        if game.phase == PLAY:
+            card = nth_card(game.legal_mask(), rng.random())
+            twin.random()
+            game.play(card)
+            other.play(card)
+            continue
+        before = repr(state(game))
+        peek = game.chance_move(random.Random(moves), make=False)
+        assert repr(state(game)) == before
+        assert peek == game.chance_move(random.Random(moves), make=False)
+        if game.phase == DISCARD:
+            seat = game.discard_due
+            move = game.chance_move(rng)
+            assert move == ("discard", seat, move.card, None)
+            assert other.discard_random(twin) == move.card
+            assert move.card in game.lost_cards(move.seat)
+        else:
+            dealer = game.dealer if game.hand_number < 0 else (game.dealer + 1) % 4
+            move = game.chance_move(rng)
+            other.deal(rng=twin)
+            assert move.kind == "deal" and move.seat == dealer == game.dealer
+            assert move.card == -1 and move.deal == game.log[-1].deal
+        assert state(game) == state(other)
+        moves += 1
+    assert game.is_over
+    with pytest.raises(IllegalMove) as over:
+        game.chance_move(rng)
+    assert over.value.code == "game-over"
+    playing = Game.new(random.Random(1), rules)
+    with pytest.raises(IllegalMove) as due:
+        playing.chance_move(rng)
+    assert due.value.code == "no-discard-due"

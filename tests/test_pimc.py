@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from lockup.arena.pimc import DealSampler, PlainPIMCBot, _greedy, playout, trick_state
+from lockup.arena.pimc import DealSampler, PlainPIMCBot, _greedy, playout
 from lockup.arena.specs import SpecError, build_bot, parse_spec
 from lockup.engine import Game, Rules, SeatView
 
@@ -21,10 +21,24 @@ RULES = [
 ]
 
 
+def trick_state(view: SeatView) -> tuple[int, int, int, int, int]:
+    """The trick under way as the view carries it, as the playout takes it (-1 for none)."""
+
+    def known(x: int | None) -> int:
+        return -1 if x is None else x
+
+    return (
+        known(view.led_suit),
+        known(view.best_card),
+        known(view.best_seat),
+        view.clubs_in_trick,
+        view.pic_clubs,
+    )
+
+
 def _greedy_card(view: SeatView) -> int:
     led, best, _, clubs, pic = trick_state(view)
-    npl = sum(1 for x in view.locks if x == 0)
-    last = len(view.trick) == npl - 1
+    last = len(view.trick) == view.players_in_trick - 1
     any_club = view.rules.picture_exception == "any-club"
     return _greedy(view.hand_mask, len(view.trick), led, best, clubs, pic, last, any_club)
 
@@ -68,7 +82,7 @@ def test_plays_legal_cards_and_its_playout_is_the_engine(rules: Rules) -> None:
                 points = list(view.points)
                 playout(
                     hands, list(view.locks), points, view.trick_number, len(view.trick),
-                    sum(1 for x in view.locks if x == 0), led, best, bseat, clubs, pic,
+                    view.players_in_trick, led, best, bseat, clubs, pic,
                     seat, card, rules.picture_exception == "any-club",
                     rules.lock_discards == "upfront", random.Random(k),
                 )  # fmt: skip

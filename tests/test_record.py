@@ -6,6 +6,7 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ALL_OPTIONS, FIXTURES, rules_id, state, step
@@ -279,3 +280,91 @@ def test_the_record_doc_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
     for m in blocks:  # one script; padded so that errors name the doc's line
         code = "\n" * text.count("\n", 0, m.start(1)) + m.group(1)
         exec(compile(code, str(doc), "exec"), namespace)  # noqa: S102
+
+
+def test_replay_steps_yields_each_event_before_it_is_made_and_each_hand_end() -> None:
+    # The one replay loop (record.replay, the review, the analysis): each step shows the
+    # game before its event; an "end" step closes every hand.
+    from lockup.record import replay_steps
+
+    rng = random.Random(4)
+    game = Game.new(rng, Rules(target=10))
+    while not game.is_over:
+        if game.phase == "play":
+            game.play(rng.choice(game.legal_cards()))
+        else:
+            game.chance_move(rng)
+    parsed = parse_record(to_record(game))
+    seen: list[tuple[str, int, int]] = []
+    ends = 0
+    for st in replay_steps(parsed):
+        if st.kind == "end":
+            assert st.game.hand_over and st.event == len(parsed.hands[st.hand].events)
+            assert st.game.summaries[-1] == game.summaries[st.hand]
+            ends += 1
+            continue
+        assert st.event == len(st.game.log[-1].events)  # not made yet
+        if st.kind == "play":
+            assert st.game.turn == st.seat and st.game.is_legal(st.card)
+        else:
+            assert st.game.discard_due == st.seat
+        seen.append((st.kind, st.seat, st.card))
+    assert ends == len(game.summaries)
+    assert seen == [e for h in game.log for e in h.events]
+
+
+def test_replay_steps_raise_at_the_first_broken_rule() -> None:
+    from lockup.record import IllegalRecord, replay_steps
+
+    rng = random.Random(6)
+    game = Game.new(rng, Rules())
+    for _ in range(3):
+        game.play(game.legal_cards()[0])
+    data = to_record(game)
+    data["hands"][0]["events"][1]["seat"] = data["hands"][0]["events"][0]["seat"]
+    steps = replay_steps(parse_record(data))
+    assert next(steps).event == 0
+    assert next(steps).event == 1
+    with pytest.raises(IllegalRecord) as err:
+        next(steps)
+    assert (err.value.hand, err.value.event, err.value.rule) == (0, 1, "R4")
+
+
+def test_a_trick_as_json_is_the_one_view_and_reviews_and_bots_send() -> None:
+    from lockup.arena.external import view_message
+    from lockup.server.reviews import replay_hands
+
+    rng = random.Random(9)
+    game = Game.new(rng, Rules(target=10))
+    while game.hand_number == 0 and not game.hand_over:
+        if game.phase == "play":
+            game.play(rng.choice(game.legal_cards()))
+        else:
+            game.chance_move(rng)
+    trick = game.tricks[0]
+    assert trick.to_dict() == {
+        "number": 0,
+        "leader": trick.leader,
+        "plays": [{"seat": s, "card": card_str(c)} for s, c in trick.plays],
+        "winner": trick.winner,
+        "clubs": trick.clubs,
+        "lock": trick.lock,
+    }
+    game.chance_move(rng)
+    game.play(game.legal_cards()[0])
+    view = game.view(game.turn)
+    assert view_message(view)["tricks"] == [t.to_dict() for t in view.tricks]
+    last = game.view(0).to_dict()["last_trick"]
+    assert last is None or last == view.tricks[-1].to_dict()
+    _, hands = replay_hands(to_record(game))
+    assert len(hands) == 1
+    assert hands[0] == [{"hand": 0, **t.to_dict()} for t in _first_hand(game)]
+
+
+def _first_hand(game: Game) -> list[Any]:
+    """The first hand's tricks, replayed from the game's own log."""
+    replay = Game(game.rules, game.log[0].dealer)
+    replay.deal(game.log[0].deal)
+    for kind, seat, card in game.log[0].events:
+        (replay.play if kind == "play" else replay.discard)(card, seat)
+    return list(replay.tricks)

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..cards import Card, card_str, cards_of
 from ..engine import Game, SeatView
-from ..record import RecordError, parse_record, replay, to_record
+from ..record import RecordError, parse_record, replay_steps, to_record
 
 DEFAULT_ITERATIONS = 2000
 """Sampled deals per decision by default: as many as the expert's own default budget."""
@@ -415,32 +415,23 @@ def _tasks(
 ) -> tuple[list[_Task], list[str]]:
     """The seat's decisions in a record, and the record's player names."""
     parsed = parse_record(data)
-    checked = replay(parsed)
-    if checked.error is not None:
-        raise checked.error
     game = Game(parsed.rules, parsed.hands[0].dealer if parsed.hands else 0, record=False)
     tasks = []
-    for h, hand in enumerate(parsed.hands):
-        game.deal(hand.deal)
-        for e, (kind, who, card) in enumerate(hand.events):
-            if kind == "discard":
-                game.discard(card, who)
-                continue
-            if who == seat:
-                tasks.append(
-                    _Task(
-                        hand=h,
-                        trick=game.trick_number,
-                        event=e,
-                        played=card,
-                        view=game.view(seat),
-                        true_hands=tuple(game.hands),
-                        seed=decision_seed(seed, h, e),
-                        iterations=iterations,
-                        time_limit=time_limit,
-                    )
+    for step in replay_steps(parsed, game):  # raises IllegalRecord for a broken rule
+        if step.kind == "play" and step.seat == seat:
+            tasks.append(
+                _Task(
+                    hand=step.hand,
+                    trick=game.trick_number,
+                    event=step.event,
+                    played=step.card,
+                    view=game.view(seat),
+                    true_hands=tuple(game.hands),
+                    seed=decision_seed(seed, step.hand, step.event),
+                    iterations=iterations,
+                    time_limit=time_limit,
                 )
-            game.play(card, who)
+            )
     return tasks, parsed.players
 
 

@@ -82,17 +82,7 @@ def view_message(
         "type": "turn",
         "id": turn_id,
         "view": view.to_dict(),
-        "tricks": [
-            {
-                "number": t.number,
-                "leader": t.leader,
-                "plays": [{"seat": s, "card": card_str(c)} for s, c in t.plays],
-                "winner": t.winner,
-                "clubs": t.clubs,
-                "lock": t.lock,
-            }
-            for t in view.tricks
-        ],
+        "tricks": [t.to_dict() for t in view.tricks],
         "time_per_move": time_per_move,
     }
 

@@ -95,8 +95,7 @@ def _random_end(g: Game, rng: random.Random) -> None:
         return
     while g.phase in (PLAY, DISCARD):  # pragma: no cover - engines without playout()
         if g.phase == DISCARD:
-            held = cards_of(g.hands[g.pending[0]])
-            g.discard(held[rng.randrange(len(held))])
+            g.chance_move(rng)
         else:
             legal = cards_of(g.legal_mask())
             g.play(legal[rng.randrange(len(legal))])

@@ -188,21 +188,6 @@ def playout(
         clubs = pic = 0
 
 
-def trick_state(view: SeatView) -> tuple[int, int, int, int, int]:
-    """The trick under way as the playout keeps it: led suit, best card and its seat (-1
-    for none), clubs in it, and the picture-club bits of its cards (R7)."""
-    led = best = bseat = -1
-    clubs = pic = 0
-    for seat, c in view.trick:
-        if led < 0:
-            led = c // 13
-        if c // 13 == led and c > best:
-            best, bseat = c, seat
-        clubs += c < 13
-        pic |= _PIC[c]
-    return led, best, bseat, clubs, pic
-
-
 class DealSampler:
     """Deals of the unseen cards to three seats, uniform among those respecting voids.
 
@@ -335,10 +320,14 @@ class PlainPIMCBot(Bot):
         )
         cands = cards_of(legal)
         sums = [0.0] * len(cands)
-        led, best, bseat, clubs, pic = trick_state(view)
+        led = -1 if view.led_suit is None else view.led_suit
+        best = -1 if view.best_card is None else view.best_card
+        bseat = -1 if view.best_seat is None else view.best_seat
+        clubs = view.clubs_in_trick
+        pic = view.pic_clubs
         locks0 = list(view.locks)
         points0 = list(view.points)
-        npl = sum(1 for x in locks0 if x == 0)
+        npl = view.players_in_trick
         ntr = len(view.trick)
         tn = view.trick_number
         rules = view.rules

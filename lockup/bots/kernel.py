@@ -222,8 +222,13 @@ def view_state(
     st[km.I_NOM] = view.leader
     st[km.I_LEADER] = view.leader
     st[km.I_TURN] = me
-    st[km.I_NPL] = sum(1 for x in view.locks if x == 0)
-    _set_trick(st, km, view.trick)
+    st[km.I_NPL] = view.players_in_trick
+    st[km.I_NTR] = len(view.trick)
+    st[km.I_LED] = -1 if view.led_suit is None else view.led_suit
+    st[km.I_BEST] = -1 if view.best_card is None else view.best_card
+    st[km.I_BSEAT] = -1 if view.best_seat is None else view.best_seat
+    st[km.I_CLUBS] = view.clubs_in_trick
+    st[km.I_PIC] = view.pic_clubs
     st[km.I_PLAYED] = view.played_mask
     voids = 0
     for i in range(4):
@@ -256,7 +261,9 @@ def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str,
 
 
 def _set_trick(st: list[int], km: ModuleType, trick: Sequence[tuple[int, Card]]) -> None:
-    """The current trick's fields: led suit, best card and seat, clubs, picture clubs."""
+    """A past trick's fields from its plays so far: led suit, best card and seat, clubs,
+    picture clubs (for :func:`history`'s positions, which no view describes; the position
+    at hand takes them from its :class:`~lockup.engine.SeatView`)."""
     led = best = bseat = -1
     clubs = pic = 0
     for seat, c in trick:

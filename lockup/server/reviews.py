@@ -33,8 +33,8 @@ from typing import Any
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Connection
 
-from ..engine import DEFAULT_PLAYERS, Game, Rules
-from ..record import FORMAT, from_record
+from ..engine import DEFAULT_PLAYERS, Game
+from ..record import FORMAT, from_record, parse_record, replay_steps
 from .protocol import ProtocolError
 from .store import (
     GameRow,
@@ -71,34 +71,14 @@ def _iso(value: datetime | None) -> str | None:
 
 def replay_hands(record: dict[str, Any]) -> tuple[Game, list[list[dict[str, Any]]]]:
     """The game a record makes, and each finished hand's tricks as the engine saw them
-    (leader, plays, winner, clubs, lock), replaying the record hand by hand."""
-    hands = record["hands"]
-    game = Game(Rules.from_dict(record["rules"]), dealer=hands[0]["dealer"] if hands else 0)
+    (:meth:`lockup.engine.Trick.to_dict` and the hand's index), replaying the record by
+    :func:`lockup.record.replay_steps`."""
+    parsed = parse_record(record)
+    game = Game(parsed.rules, dealer=parsed.hands[0].dealer if parsed.hands else 0)
     out: list[list[dict[str, Any]]] = []
-    from ..cards import card_str, parse_card
-
-    for hand in hands:
-        game.deal([[parse_card(c) for c in cards] for cards in hand["deal"]])
-        for ev in hand["events"]:
-            if "play" in ev:
-                game.play(parse_card(ev["play"]), ev["seat"])
-            else:
-                game.discard(parse_card(ev["discard"]), ev["seat"])
-        if len(game.summaries) > len(out):
-            out.append(
-                [
-                    {
-                        "hand": len(out),
-                        "number": t.number,
-                        "leader": t.leader,
-                        "plays": [{"seat": s, "card": card_str(c)} for s, c in t.plays],
-                        "winner": t.winner,
-                        "clubs": t.clubs,
-                        "lock": t.lock,
-                    }
-                    for t in game.tricks
-                ]
-            )
+    for step in replay_steps(parsed, game):
+        if step.kind == "end" and len(game.summaries) > len(out):
+            out.append([{"hand": len(out), **t.to_dict()} for t in game.tricks])
     return game, out
 
 

@@ -154,12 +154,12 @@ class LocalGame:
 
     def deal(self) -> None:
         """Deal the next hand (R3)."""
-        self.game.deal(rng=_keyed(self.seed, f"deal:{self.game.hand_number + 1}"))
+        self.game.chance_move(_keyed(self.seed, f"deal:{self.game.hand_number + 1}"))
         self.save()
 
     def discard(self) -> Card:
         """Make the lockup discard that is due, at random (R10)."""
-        card = self.game.discard_random(self._key("discard"))
+        card = self.game.chance_move(self._key("discard")).card
         self.save()
         return card
 
