@@ -307,9 +307,66 @@ SEAT_PARAMS: Final = ("seat", "other")
 """The params that are seats, named in a message."""
 
 
+# The server's own refusals, apart from the engine's: the ``code`` of an ``error`` frame
+# on /ws or the ``error`` of a refused HTTP request. The page words each one in its
+# language files (lockup/web/static/i18n/*.json) under ``err.<code>`` (the table's
+# words), ``room.err.<code>`` (the room forms' words) or the key of :data:`PAGE_KEYS`;
+# tests/test_protocol_types.py holds every code to a wording in every language, the
+# server's sources to this list, and every ``err.*`` key to a code or a page's own use.
+PROTOCOL_CODES: Final[dict[str, str]] = {
+    "bad-message": "the message is not one the server understands",
+    "too-long": "a chat line is longer than the server takes",
+    "stale": "a card or hint for a version the game has moved on from",
+    "not-seated": "the page's person does not play the seat (or sits at no table)",
+    "no-game": "no such game, or it was reloaded: send hello again",
+    "not-your-game": "the game is not the player's",
+    "unavailable": "the database (or the bus) cannot be reached just now",
+    "hint-busy": "a hint is already being worked out, or every hint worker is busy",
+    "hint-unavailable": "the hint could not be computed",
+    "server-error": "the server failed to handle the request",
+    "rate-limited": "too many requests: try again in params.retry_after seconds",
+    "too-many-spectators": "the table or the address has as many spectators as allowed",
+    "no-room": "no such room, or the link's key is not valid",
+    "room-closed": "the room is closed",
+    "room-started": "the room's game has started: one may watch",
+    "room-full": "every seat of the room is taken: one may watch",
+    "seat-taken": "someone sits in that seat already",
+    "not-host": "only the room's host may do that",
+    "bad-seat": "nobody sits in that seat to remove",
+    "game-under-way": "the game is not over yet",
+    "too-many-rooms": "the player has as many public rooms open as allowed",
+    "bad-option": "an option of a new game or room is not valid",
+    "bad-request": "the body of the request is not what it must be",
+    "bad-record": "an uploaded file is not a record that replays",
+    "analysis-busy": "the server is busy with other analyses",
+    "no-hand-yet": "no hand of the game is finished yet",
+    "unknown-host": "the request's Host is not one the server answers",
+    "cross-origin": "a request from a page of another site",
+    "bad-content-type": "a body not sent as application/json",
+    "too-large": "the request's headers or body are too large",
+    "timeout": "the request came too slowly",
+    "too-many-connections": "too many connections from one address",
+}
+"""Every code of the server's own refusals (:func:`server_codes` adds the engine's), with
+what it means."""
+
+PAGE_KEYS: Final[dict[str, str]] = {
+    "analysis-busy": "review.busy",
+    "no-hand-yet": "review.empty",
+}
+"""The codes the page words under a key of their own (the review page's), not
+``err.<code>``."""
+
+
 def codes() -> list[str]:
     """Every refusal code the catalogue words."""
     return list(_MESSAGES)
+
+
+def server_codes() -> list[str]:
+    """Every code the server may refuse with: the engine's (:func:`codes`, worded here)
+    and the protocol's own (:data:`PROTOCOL_CODES`, worded by the page)."""
+    return [*_MESSAGES, *(c for c in PROTOCOL_CODES if c not in _MESSAGES)]
 
 
 def catalogue() -> dict[str, dict[str, Any]]:

@@ -20,13 +20,9 @@ from typing import Any
 import pytest
 from attack_helpers import Innocent, Server, raise_nofile_limit
 
-from lockup.server.netguard import (
-    AddressCounter,
-    BodyLimitMiddleware,
-    NetLimits,
-    add_arguments,
-    limits_from_args,
-)
+from lockup.server.net.middleware import BodyLimitMiddleware
+from lockup.server.net.serve import add_arguments, limits_from_args
+from lockup.server.net.transport import AddressCounter, NetLimits
 
 pytestmark = pytest.mark.serial  # timing measured: run alone (make pytest)
 

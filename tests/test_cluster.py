@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from lockup.server.cluster import Leases, OwnedElsewhere
+from lockup.server.cluster.leases import Leases, OwnedElsewhere
+from lockup.server.config import ServerConfig
 from lockup.server.pool import BotPool
 from lockup.server.protocol import ProtocolError
 from lockup.server.session import GameService, GameSession
@@ -46,9 +48,7 @@ class Process:
         self.service = GameService(
             self.store,
             pool,
-            default_level="random",
-            bot_delay=0.0,
-            bot_jitter=0.0,
+            replace(ServerConfig(), level="random", bot_delay=0.0, bot_jitter=0.0),
             leases=self.leases,
         )
 
@@ -138,7 +138,7 @@ def test_rate_limits_are_counted_together_in_redis() -> None:
     from redis.asyncio import Redis as Client
     from services import redis
 
-    from lockup.server.limits import Rate, SharedRateLimiter
+    from lockup.server.net.limits import Rate, SharedRateLimiter
 
     with redis() as server:
 
@@ -162,7 +162,7 @@ def test_an_owner_lets_go_of_the_connections_of_a_gateway_that_died() -> None:
 
     from services import redis
 
-    from lockup.server.bus import Bus, Client, alive_key, stream_of
+    from lockup.server.cluster.bus import Bus, Client, alive_key, stream_of
 
     with redis() as server:
 
@@ -219,8 +219,8 @@ def test_a_bus_stops_in_time_when_its_redis_client_swallows_a_cancel_or_hangs(
     from redis.exceptions import ConnectionError as RedisConnectionError
     from services import redis
 
-    from lockup.server import bus as bus_module
-    from lockup.server.bus import Bus, alive_key
+    from lockup.server.cluster import bus as bus_module
+    from lockup.server.cluster.bus import Bus, alive_key
 
     with redis() as server:
 
@@ -272,7 +272,7 @@ def test_a_bus_stops_in_time_when_its_redis_client_swallows_a_cancel_or_hangs(
 
 
 def test_the_lease_renewer_stops_when_the_driver_turns_its_cancel_into_an_error() -> None:
-    from lockup.server.cluster import Leases
+    from lockup.server.cluster.leases import Leases
 
     class Store:  # renews by waiting on the database; a cancel comes out as an error
         renewals = 0
@@ -359,7 +359,7 @@ def test_the_stream_of_a_process_killed_with_no_clean_stop_is_deleted() -> None:
     looks, and never the stream of a process still beating, or its own."""
     from services import redis
 
-    from lockup.server.bus import Bus, alive_key, stream_of
+    from lockup.server.cluster.bus import Bus, alive_key, stream_of
 
     with redis() as server:
 

@@ -245,7 +245,7 @@ def test_unknown_codes_and_languages_and_missing_params() -> None:
 
 
 def test_the_server_serves_the_catalogue() -> None:
-    from lockup.server.app import api_refusals
+    from lockup.server.routes.games import api_refusals
 
     response = asyncio.run(api_refusals(None))  # type: ignore[arg-type]
     assert response.status_code == 200

@@ -5,7 +5,7 @@ Each test floods one limit from an address of its own (Linux routes all of 127.0
 the loopback), and checks three things: the refusal (its status, its JSON reason, its
 ``Retry-After``), that nothing changed for the refused request, and that an innocent
 person at another address with another cookie still gets through. The limits are those of
-docs/server.md, "Limits" (:class:`lockup.server.websocket.Limits`).
+docs/server.md, "Limits" (:class:`lockup.server.net.limits.Limits`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 import websockets
 from attack_helpers import Server
 
-from lockup.server.websocket import Limits
+from lockup.server.net.limits import Limits
 
 Msg = dict[str, Any]
 LIMITS = Limits()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from hypothesis.stateful import (
 )
 
 from lockup.engine import Rules
+from lockup.server.config import ServerConfig
 from lockup.server.pool import BotPool
 from lockup.server.protocol import ProtocolError
 from lockup.server.rooms import (
@@ -242,7 +244,9 @@ class RoomMachine(RuleBasedStateMachine):
         self.store = Store(f"sqlite:///{self.db}")
         await self.store.start()
         service = GameService(
-            self.store, self.bot_pool, default_level="random", bot_delay=0.0, bot_jitter=0.0
+            self.store,
+            self.bot_pool,
+            replace(ServerConfig(), level="random", bot_delay=0.0, bot_jitter=0.0),
         )
         await service.start()
         self.rooms = RoomService(service)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from lockup.cards import card_str
 from lockup.engine import Game, Rules
 from lockup.record import from_record
+from lockup.server.config import ServerConfig
 from lockup.server.pool import BotPool, HintsBusy, choose_card
 from lockup.server.protocol import OptionError, hint_frame, parse_options
 from lockup.server.store import ActionRow, GameRow, Store, StoreError, check_url, record_of
@@ -209,7 +211,7 @@ def test_idle_games_leave_memory_and_load_back_the_same(tmp_path: Path) -> None:
         store = Store(f"sqlite:///{tmp_path / 'g.sqlite'}")
         await store.start()
         pool = BotPool(processes=1)
-        service = GameService(store, pool, default_level="random", idle_s=0.0)
+        service = GameService(store, pool, replace(ServerConfig(), level="random", idle_s=0.0))
         try:
             s = await service.current("player-token-000000001")
             while s.busy:  # the bots play up to South's turn
@@ -236,12 +238,12 @@ def test_a_bots_card_is_held_at_least_as_long_as_its_level_may_think() -> None:
     from lockup.server.session import GameService
 
     assert think_time("master") == 0.9 and think_time("normal") == 0.0
-    paced = GameService(None, None, bot_delay=0.35, bot_jitter=0.25)  # type: ignore[arg-type]
+    paced = GameService(None, None, replace(ServerConfig(), bot_delay=0.35, bot_jitter=0.25))  # type: ignore[arg-type]
     for level, low in (("normal", 0.35), ("expert", 0.35), ("master", 1.05)):
         holds = [paced.bot_hold(level) for _ in range(200)]
         assert low <= min(holds) and max(holds) <= low + 0.25, (level, min(holds), max(holds))
         assert max(holds) - min(holds) > 0.1, "the jitter is kept"
-    still = GameService(None, None, bot_delay=0.35, bot_jitter=0.0)  # type: ignore[arg-type]
+    still = GameService(None, None, replace(ServerConfig(), bot_delay=0.35, bot_jitter=0.0))  # type: ignore[arg-type]
     assert still.bot_hold("master") == pytest.approx(1.05)
-    off = GameService(None, None, bot_delay=0.0, bot_jitter=0.0)  # type: ignore[arg-type]
+    off = GameService(None, None, replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0))  # type: ignore[arg-type]
     assert off.bot_hold("master") == 0.0

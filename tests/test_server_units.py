@@ -9,8 +9,9 @@ import json
 import pytest
 
 from lockup.cards import parse_card
-from lockup.server.history import History
-from lockup.server.limits import Rate, RateLimiter, Slots
+from lockup.server.net.limits import Rate, RateLimiter, Slots
+from lockup.server.net.security import allowed_hosts, host_name, same_origin
+from lockup.server.net.tokens import Tokens, legacy_form
 from lockup.server.protocol import (
     MAX_MESSAGE,
     Hello,
@@ -21,8 +22,7 @@ from lockup.server.protocol import (
     error_of,
     parse_client,
 )
-from lockup.server.security import allowed_hosts, host_name, same_origin
-from lockup.server.tokens import Tokens, legacy_form
+from lockup.server.session.history import History
 
 # ---------------------------------------------------------------------- protocol
 

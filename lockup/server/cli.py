@@ -14,23 +14,26 @@ thread and the bot threads pass the GIL often, so a card waits less for a busy l
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the ``lockup`` command."""
+    from .config import ServerConfig
+
+    d = ServerConfig()  # the defaults
     p = subparsers.add_parser(
         "serve",
         help="run the browser game (http://127.0.0.1:8000 by default)",
         description="Run the Lockup game server: the table at /, the game over a WebSocket at "
         "/ws, games stored in a database (docs/server.md).",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--host", default=d.host, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     p.add_argument(
         "--db",
-        default="sqlite:///lockup.sqlite",
+        default=d.db,
         metavar="URL",
         help="SQLAlchemy database URL (default sqlite:///lockup.sqlite, a file here)",
     )
     p.add_argument(
         "--redis",
-        default=None,
+        default=d.redis,
         metavar="URL",
         help="Redis URL (redis://host:6379/0): one of several server processes on one "
         "PostgreSQL --db, each game owned by one process, any process taking any WebSocket "
@@ -46,21 +49,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--level",
-        default=None,
+        default=d.level,
         help="the bots' level when a new game names none (default normal, or random "
         "while normal is not installed)",
     )
     p.add_argument(
         "--bot-processes",
         type=int,
-        default=None,
+        default=d.bot_processes,
         metavar="N",
         help="worker processes for bots above random and for hints (default: CPUs, at most 4)",
     )
     p.add_argument(
         "--move-slots",
         type=int,
-        default=4,
+        default=d.move_slots,
         metavar="N",
         help="how many games may make a bot's move (or a deal, a discard) at once; fewer "
         "keeps a person's card quicker under load, more plays bots faster (default 4)",
@@ -68,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--hint-processes",
         type=int,
-        default=1,
+        default=d.hint_processes,
         metavar="N",
         help="worker processes for hints, apart from the bots' and at a lower CPU priority; "
         "at most 2 hints per worker are under way, more are refused (default 1)",
@@ -76,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--bot-delay",
         type=float,
-        default=0.35,
+        default=d.bot_delay,
         metavar="SECONDS",
         help="a bot's card leaves the server this long after its turn began, plus the jitter, "
         "however quickly the bot decided: the time says nothing of its hand (default 0.35)",
@@ -84,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--bot-jitter",
         type=float,
-        default=0.25,
+        default=d.bot_jitter,
         metavar="SECONDS",
         help="up to this much more, at random, for each bot card (default 0.25)",
     )
@@ -124,7 +127,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--purge-unplayed-after",
         type=float,
-        default=3600.0,
+        default=d.purge_unplayed_after,
         metavar="SECONDS",
         help="delete stored games in which no card was played after this long (default "
         "3600; 0: never)",
@@ -132,21 +135,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--purge-abandoned-after",
         type=float,
-        default=30 * 86400.0,
+        default=d.purge_abandoned_after,
         metavar="SECONDS",
         help="delete unfinished games with no move for this long (default 30 days; 0: never)",
     )
     p.add_argument(
         "--analysis-workers",
         type=int,
-        default=1,
+        default=d.analysis_workers,
         metavar="N",
         help="processes for the analyses of reviewed games, one game at a time (default 1)",
     )
     p.add_argument(
         "--analysis-iterations",
         type=int,
-        default=None,
+        default=d.analysis_iterations,
         metavar="N",
         help="sampled deals per decision in a review's analysis (default: the analysis's "
         "own, as lockup analyse)",
@@ -154,7 +157,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--hint-time",
         type=float,
-        default=None,
+        default=d.hint_time,
         metavar="SECONDS",
         help="how long the expert thinks for a hint (default: the expert's own, half a second)",
     )
@@ -164,7 +167,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=["critical", "error", "warning", "info", "debug"],
         help="how much the server logs (default info)",
     )
-    from .netguard import add_arguments
+    from .net.serve import add_arguments
 
     add_arguments(p)
     p.set_defaults(func=_serve)
@@ -225,11 +228,11 @@ def _supervise(n: int) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from .app import create_app
-    from .limits import Rate
+    from .config import ServerConfig
+    from .net.limits import Limits, Rate
     from .protocol import MAX_MESSAGE
     from .session import available_levels
     from .store import Store, StoreError
-    from .websocket import Limits
 
     def fail(reason: str) -> int:
         print(f"lockup serve: {reason}", file=sys.stderr)
@@ -287,8 +290,8 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return _supervise(args.workers)
-    app = create_app(
-        args.db,
+    config = ServerConfig(
+        db=args.db,
         level=args.level,
         bot_processes=args.bot_processes,
         hint_processes=args.hint_processes,
@@ -300,17 +303,17 @@ def _serve(args: argparse.Namespace) -> int:
         purge_abandoned_after=args.purge_abandoned_after,
         limits=limits,
         host=args.host,
-        extra_hosts=args.allowed_host,
+        extra_hosts=tuple(args.allowed_host),
         analysis_workers=args.analysis_workers,
         analysis_iterations=args.analysis_iterations,
-        store=store,
         redis=args.redis,
     )
+    app = create_app(config, store=store)
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL)
-    from .netguard import limits_from_args, serve
+    from .net.serve import limits_from_args, serve
 
-    serve(  # uvicorn, with the limits per client of netguard.py
+    serve(  # uvicorn, with the limits per client of net/
         app,
         host=args.host,
         port=args.port,

@@ -67,9 +67,9 @@ def _upgrade(args: argparse.Namespace) -> int:
 def _current(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .store import (
+    from .store import StoreError
+    from .store.migrate import (
         BASE_REVISION,
-        StoreError,
         _make_engine,
         head_revision,
         is_pre_alembic,

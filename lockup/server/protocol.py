@@ -1,7 +1,9 @@
 """The wire protocol of docs/web-protocol.md, in one place.
 
 Every frame a client sends is parsed and validated here into a typed message
-(:func:`parse_client`), and every frame the server sends is built here. Whatever a
+(:func:`parse_client`), and every frame the server sends is built here, each one typed
+below (the ``*Message`` TypedDicts, :data:`ServerMessage`): the page's JSDoc types,
+``lockup/web/static/js/types.js``, are generated from them (``scripts/gen_types.py``). Whatever a
 client sends, parsing either returns a message or raises :class:`ProtocolError` with the
 code ``bad-message``: never another exception. The same goes for the options of a new
 game (:func:`parse_options`, for ``POST /api/games``).
@@ -9,8 +11,9 @@ game (:func:`parse_options`, for ``POST /api/games``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 import orjson
 
@@ -27,7 +30,7 @@ OPTION_KEYS = ("target", "picture_exception", "lock_discards", "level")
 """The options of a new game (``POST /api/games``)."""
 
 PONG = '{"type":"pong"}'
-"""The answer to ``ping``."""
+"""The answer to ``ping`` (a :class:`PongMessage`)."""
 UNAVAILABLE = "unavailable"
 """The error code of a request the server cannot serve because its database (or the bus
 between its processes) cannot be reached just now; nothing changed, try again."""
@@ -43,6 +46,439 @@ CLOSE_TRY_LATER = 1013
 reconnect with back-off; the page says saving is paused."""
 SPECTATOR = -1
 """The seat a spectator's page gets the events of: it sees only what is public."""
+
+
+# ---------------------------------------------------------------------- the wire's types
+#
+# What travels, as TypedDicts: every server frame (``type``), the events and views inside
+# them, the client messages as sent, and the HTTP answers the page reads. The generator
+# (scripts/gen_types.py) turns them into lockup/web/static/js/types.js; a test holds the
+# two equal, and the builders below return these shapes.
+
+CardCode = Annotated[str, "CardCode"]
+"""A record code: rank letter and suit letter (``"QD"``, ``"TD"``)."""
+Phase = Literal["deal", "discard", "play", "over"]
+
+
+class RulesJSON(TypedDict):
+    """A game's rule options (``Rules.to_dict()``)."""
+
+    target: int
+    picture_exception: str
+    lock_discards: str
+
+
+class TrickPlay(TypedDict):
+    """One card of a trick, or of the table."""
+
+    seat: int
+    card: CardCode
+
+
+class LastTrick(TypedDict):
+    """The last completed trick of the hand."""
+
+    number: int
+    leader: int | None
+    plays: list[TrickPlay]
+    winner: int | None
+    clubs: int
+    lock: int
+
+
+class HandSummary(TypedDict):
+    """A finished hand (``engine.HandSummary.to_dict()``)."""
+
+    number: int
+    dealer: int
+    points: list[int]
+    totals: list[int]
+    times_locked: list[int]
+    tricks_sat_out: list[int]
+    lost: list[list[CardCode]]
+    empty_tricks: int
+
+
+class PublicView(TypedDict):
+    """What everyone may know of a game: the fields every seat's view shares."""
+
+    rules: RulesJSON
+    phase: Phase
+    hand_number: int
+    dealer: int
+    trick_number: int
+    turn: int | None
+    leader: int | None
+    discard_due: int | None
+    trick: list[TrickPlay]
+    last_trick: LastTrick | None
+    hand_sizes: list[int]
+    locks: list[int]
+    lost: list[list[CardCode]]
+    tricks: list[int]
+    times_locked: list[int]
+    tricks_sat_out: list[int]
+    totals: list[int]
+    summaries: list[HandSummary]
+    winner: int | None
+    voids: list[list[str]]
+
+
+class View(PublicView):
+    """A seat's view (``SeatView.to_dict()``), or a spectator's (``seat`` None, no
+    ``hand``, no ``legal``): the public fields and the viewer's own cards."""
+
+    seat: int | None
+    hand: list[CardCode]
+    legal: list[CardCode]
+
+
+PRIVATE_VIEW_KEYS = ("seat", "hand", "legal")
+"""The keys of a :class:`View` that only its seat may know (the rest is public)."""
+
+
+class SeatInfo(TypedDict):
+    """Who plays a seat (``Seat.public()``): never their token."""
+
+    kind: Literal["human", "bot"]
+    level: str | None
+    away: bool
+
+
+class Clock(TypedDict):
+    """A person's turn timer: the seat, seconds left, the limit."""
+
+    seat: int
+    seconds: float
+    limit: float
+
+
+class DealEvent(TypedDict):
+    kind: Literal["deal"]
+    hand: int
+    dealer: int
+
+
+class PlayEvent(TypedDict):
+    kind: Literal["play"]
+    seat: int
+    card: CardCode
+    by: NotRequired[Literal["computer"]]
+    """Present when a computer played for a person."""
+
+
+class DiscardEvent(TypedDict):
+    kind: Literal["discard"]
+    seat: int
+    card: CardCode
+
+
+class TrickEvent(TypedDict):
+    kind: Literal["trick"]
+    winner: int | None
+    clubs: int
+    lock: int
+
+
+class HandEvent(TypedDict):
+    kind: Literal["hand"]
+    summary: HandSummary
+
+
+class OverEvent(TypedDict):
+    kind: Literal["over"]
+    winner: int
+
+
+class ChatEvent(TypedDict):
+    kind: Literal["chat"]
+    seat: int
+    text: str
+
+
+class ReactEvent(TypedDict):
+    kind: Literal["react"]
+    seat: int
+    reaction: str
+
+
+class AwayEvent(TypedDict):
+    """A computer takes over a person's seat (``takeover``), or the person takes it back
+    (``reclaim``); ``level``: the computer's."""
+
+    kind: Literal["takeover", "reclaim"]
+    seat: int
+    level: str | None
+
+
+class SeatEvent(TypedDict):
+    """A computer takes a removed person's seat for good."""
+
+    kind: Literal["seat"]
+    seat: int
+    by: Literal["computer"]
+    name: str
+
+
+MoveEvent = DealEvent | PlayEvent | DiscardEvent | TrickEvent | HandEvent | OverEvent
+"""The events a move makes (a deal, a card, a lockup discard and what they end)."""
+NoteEvent = ChatEvent | ReactEvent | AwayEvent | SeatEvent
+"""The events that are not moves (rooms)."""
+GameEvent = MoveEvent | NoteEvent
+
+
+class StateMessage(TypedDict):
+    type: Literal["state"]
+    version: int
+    players: list[str]
+    seats: list[SeatInfo]
+    view: View
+    clock: NotRequired[Clock]
+
+
+class EventMessage(TypedDict):
+    type: Literal["event"]
+    version: int
+    event: GameEvent
+    view: View
+
+
+class SkipMessage(TypedDict):
+    """An event this viewer may not see: its version only."""
+
+    type: Literal["skip"]
+    version: int
+
+
+class ErrorMessage(TypedDict):
+    """A refusal: ``code`` one of :func:`lockup.refusals.server_codes`."""
+
+    type: Literal["error"]
+    code: str
+    rule: str | None
+    reason: str
+    params: dict[str, Any]
+    version: int | None
+
+
+class HintValue(TypedDict):
+    card: CardCode
+    value: float
+
+
+class HintMessage(TypedDict):
+    type: Literal["hint"]
+    version: int
+    values: list[HintValue]
+    best: CardCode | None
+    unit: Literal["tricks"]
+
+
+class PongMessage(TypedDict):
+    type: Literal["pong"]
+
+
+class SyncedMessage(TypedDict):
+    type: Literal["synced"]
+    version: int
+
+
+class NoticeMessage(TypedDict):
+    """A passing fault (``relay-down``), or None once it ended."""
+
+    type: Literal["notice"]
+    notice: Literal["relay-down"] | None
+
+
+class ClockMessage(TypedDict):
+    type: Literal["clock"]
+    version: int
+    clock: Clock | None
+
+
+class RoomSeat(TypedDict):
+    """A seat of a room as its pages see it."""
+
+    seat: int
+    name: str | None
+    level: str
+    takeover_in: float | None
+    kind: Literal["person", "computer", "empty"]
+    connected: bool
+    away: bool
+
+
+class RoomOptionsJSON(TypedDict):
+    """A room's options (``RoomOptions.to_dict()``)."""
+
+    target: int
+    picture_exception: str
+    lock_discards: str
+    levels: list[str]
+    grace: float
+    turn_timer: float
+    public: bool
+
+
+class RoomSnapshot(TypedDict):
+    """A room as one viewer may see it: its links only for the people seated."""
+
+    id: str
+    status: Literal["open", "playing", "over", "closed"]
+    host: int | None
+    you: int | None
+    seats: list[RoomSeat]
+    watchers: int
+    options: RoomOptionsJSON
+    game: str | None
+    rematch: list[int]
+    rematch_waiting: list[int]
+    invite: NotRequired[str]
+    watch: NotRequired[str]
+
+
+class RoomMessage(TypedDict):
+    type: Literal["room"]
+    room: RoomSnapshot
+
+
+ServerMessage = (
+    StateMessage
+    | EventMessage
+    | SkipMessage
+    | ErrorMessage
+    | HintMessage
+    | PongMessage
+    | SyncedMessage
+    | NoticeMessage
+    | ClockMessage
+    | RoomMessage
+)
+"""Every frame the server sends on ``/ws``."""
+
+
+class HelloMessage(TypedDict):
+    type: Literal["hello"]
+    game: NotRequired[str | None]
+    since: NotRequired[int]
+    room: NotRequired[str | None]
+    watch: NotRequired[str | None]
+
+
+class PlayMessage(TypedDict):
+    type: Literal["play"]
+    card: CardCode
+    version: int
+
+
+class HintRequest(TypedDict):
+    type: Literal["hint"]
+    version: int
+
+
+class PingMessage(TypedDict):
+    type: Literal["ping"]
+
+
+class ChatMessage(TypedDict):
+    type: Literal["chat"]
+    text: str
+
+
+class ReactMessage(TypedDict):
+    type: Literal["react"]
+    reaction: str
+
+
+class StartMessage(TypedDict):
+    type: Literal["start"]
+
+
+class RematchMessage(TypedDict):
+    type: Literal["rematch"]
+
+
+class RemoveMessage(TypedDict):
+    type: Literal["remove"]
+    seat: int
+
+
+ClientJSON = (
+    HelloMessage
+    | PlayMessage
+    | HintRequest
+    | PingMessage
+    | ChatMessage
+    | ReactMessage
+    | StartMessage
+    | RematchMessage
+    | RemoveMessage
+)
+"""Every message a page sends, as JSON (:func:`parse_client` makes a
+:data:`ClientMessage` of it)."""
+
+
+class GameInfo(TypedDict):
+    """The answer of ``GET /api/game`` and ``POST /api/games``."""
+
+    game: str
+    seat: int | None
+    version: int
+    level: str | None
+
+
+class ApiError(TypedDict):
+    """The body of a refused HTTP request: ``error`` one of
+    :func:`lockup.refusals.server_codes`."""
+
+    error: str
+    reason: str
+    params: NotRequired[dict[str, Any]]
+
+
+class TargetChoice(TypedDict):
+    default: int
+    choices: list[int]
+
+
+class NameChoice(TypedDict):
+    default: str
+    choices: list[str]
+
+
+class RuleChoices(TypedDict):
+    target: TargetChoice
+    picture_exception: NameChoice
+    lock_discards: NameChoice
+
+
+class SecondsRange(TypedDict):
+    """Seconds a room option may be: ``min`` to ``max``, ``off`` when 0 turns it off."""
+
+    default: float
+    min: float
+    max: float
+    off: bool
+
+
+class RoomLimits(TypedDict):
+    """The limits of rooms the page must know: the reactions, the longest chat line and
+    name, the grace period's and the turn timer's ranges."""
+
+    reactions: list[str]
+    max_chat: int
+    max_name: int
+    grace: SecondsRange
+    turn_timer: SecondsRange
+
+
+class Options(TypedDict):
+    """The answer of ``GET /api/options``."""
+
+    levels: list[str]
+    default_level: str
+    rules: RuleChoices
+    room: RoomLimits
 
 
 class ProtocolError(Exception):
@@ -278,8 +714,9 @@ def parse_options(data: Any, levels: list[str], default_level: str) -> tuple[Rul
     return rules, level
 
 
-def options_document(levels: list[str], default_level: str) -> dict[str, Any]:
-    """``GET /api/options``: what a new game may choose, with the defaults."""
+def options_document(levels: list[str], default_level: str) -> Options:
+    """``GET /api/options``: what a new game may choose, with the defaults, and the limits
+    of rooms (:func:`room_limits`)."""
     from ..engine import LOCK_DISCARDS, PICTURE_EXCEPTIONS, TARGETS
 
     d = Rules()
@@ -294,6 +731,27 @@ def options_document(levels: list[str], default_level: str) -> dict[str, Any]:
             },
             "lock_discards": {"default": d.lock_discards, "choices": list(LOCK_DISCARDS)},
         },
+        "room": room_limits(),
+    }
+
+
+def room_limits() -> RoomLimits:
+    """The limits of rooms, as ``GET /api/options`` serves them to the page (its
+    room-core.js holds the same, tied by a test, for what it draws before they come)."""
+    from .rooms.options import GRACE_RANGE, MAX_NAME, TIMER_RANGE, RoomOptions
+
+    d = RoomOptions()
+    return {
+        "reactions": list(REACTIONS),
+        "max_chat": MAX_CHAT,
+        "max_name": MAX_NAME,
+        "grace": {"default": d.grace, "min": GRACE_RANGE[0], "max": GRACE_RANGE[1], "off": False},
+        "turn_timer": {
+            "default": d.turn_timer,
+            "min": TIMER_RANGE[0],
+            "max": TIMER_RANGE[1],
+            "off": True,
+        },
     }
 
 
@@ -305,6 +763,24 @@ def to_json(obj: Any) -> str:
     return orjson.dumps(obj).decode()
 
 
+def error_message(
+    code: str,
+    reason: str,
+    version: int | None,
+    rule: str | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> ErrorMessage:
+    """An ``error`` message."""
+    return {
+        "type": "error",
+        "code": code,
+        "rule": rule,
+        "reason": reason,
+        "params": dict(params or {}),
+        "version": version,
+    }
+
+
 def error_frame(
     code: str,
     reason: str,
@@ -313,16 +789,7 @@ def error_frame(
     params: dict[str, Any] | None = None,
 ) -> str:
     """The JSON text of an ``error`` message."""
-    return to_json(
-        {
-            "type": "error",
-            "code": code,
-            "rule": rule,
-            "reason": reason,
-            "params": params or {},
-            "version": version,
-        }
-    )
+    return to_json(error_message(code, reason, version, rule, params))
 
 
 def error_of(e: ProtocolError, version: int | None) -> str:
@@ -330,33 +797,68 @@ def error_of(e: ProtocolError, version: int | None) -> str:
     return error_frame(e.code, e.reason, version, e.rule, e.params)
 
 
+def api_error(code: str, reason: str, params: Mapping[str, Any] | None = None) -> ApiError:
+    """The JSON body of a refused HTTP request (``{"error", "reason"}``, and ``params``
+    when there are any)."""
+    body: ApiError = {"error": code, "reason": reason}
+    if params:
+        body["params"] = dict(params)
+    return body
+
+
+def api_error_of(e: ProtocolError) -> ApiError:
+    """The JSON body of an HTTP request refused with ``e``."""
+    return api_error(e.code, e.reason, e.params)
+
+
+def state_message(
+    version: int,
+    players: Sequence[str],
+    seats: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    clock: Mapping[str, Any] | None = None,
+) -> StateMessage:
+    """A full snapshot for one seat (or a spectator): ``state``."""
+    frame: StateMessage = {
+        "type": "state",
+        "version": version,
+        "players": list(players),
+        "seats": [cast(SeatInfo, dict(x)) for x in seats],
+        "view": cast(View, view),
+    }
+    if clock is not None:
+        frame["clock"] = cast(Clock, clock)
+    return frame
+
+
 def state_frame(
     version: int,
-    players: list[str],
-    seats: list[dict[str, Any]],
-    view: dict[str, Any],
-    clock: dict[str, Any] | None = None,
+    players: Sequence[str],
+    seats: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    clock: Mapping[str, Any] | None = None,
 ) -> str:
-    """A full snapshot for one seat (or a spectator): ``state``."""
-    frame = {"type": "state", "version": version, "players": players, "seats": seats}
-    frame["view"] = view
-    if clock is not None:
-        frame["clock"] = clock
-    return to_json(frame)
+    """The JSON text of :func:`state_message`."""
+    return to_json(state_message(version, players, seats, view, clock))
 
 
 def skip_frame(version: int) -> str:
     """An event this viewer may not see (a spectator and the players' chat): its version
-    only, so that the viewer's versions stay consecutive."""
+    only, so that the viewer's versions stay consecutive (a :class:`SkipMessage`)."""
     return f'{{"type":"skip","version":{version}}}'
 
 
-def clock_frame(version: int, clock: dict[str, Any] | None) -> str:
+def clock_message(version: int, clock: Mapping[str, Any] | None) -> ClockMessage:
     """A person's turn timer started: ``{"seat", "seconds", "limit"}`` (unversioned)."""
-    return to_json({"type": "clock", "version": version, "clock": clock})
+    return {"type": "clock", "version": version, "clock": cast(Clock | None, clock)}
 
 
-RELAY_DOWN = "relay-down"
+def clock_frame(version: int, clock: Mapping[str, Any] | None) -> str:
+    """The JSON text of :func:`clock_message`."""
+    return to_json(clock_message(version, clock))
+
+
+RELAY_DOWN: Literal["relay-down"] = "relay-down"
 """The ``notice`` of a page whose game another process plays while the processes cannot
 reach each other (Redis is down): its frames wait until they can."""
 
@@ -364,36 +866,64 @@ reach each other (Redis is down): its frames wait until they can."""
 def synced_frame(version: int) -> str:
     """The answer to a ``hello`` whose page missed nothing: it is up to date at
     ``version`` (so a reconnected page knows its game is back)."""
-    return to_json({"type": "synced", "version": version})
+    frame: SyncedMessage = {"type": "synced", "version": version}
+    return to_json(frame)
 
 
-def notice_frame(notice: str | None) -> str:
+def notice_frame(notice: Literal["relay-down"] | None) -> str:
     """A ``notice``: a passing fault the page shows until the next notice (``None``: it
     ended)."""
-    return to_json({"type": "notice", "notice": notice})
+    frame: NoticeMessage = {"type": "notice", "notice": notice}
+    return to_json(frame)
 
 
-def room_frame(room: dict[str, Any]) -> str:
+def room_message(room: Mapping[str, Any]) -> RoomMessage:
     """A room as one viewer may see it (unversioned: each one replaces the last)."""
-    return to_json({"type": "room", "room": room})
+    return {"type": "room", "room": cast(RoomSnapshot, room)}
+
+
+def room_frame(room: Mapping[str, Any]) -> str:
+    """The JSON text of :func:`room_message`."""
+    return to_json(room_message(room))
 
 
 def event_frame(version: int, event_json: str, view_json: str) -> str:
-    """One event with the seat's view after it (both already JSON text): ``event``."""
+    """One event with the seat's view after it (both already JSON text): an
+    :class:`EventMessage` (``event`` a :data:`GameEvent`, ``view`` a :class:`View`)."""
     return f'{{"type":"event","version":{version},"event":{event_json},"view":{view_json}}}'
 
 
-def hint_frame(version: int, values: dict[Card, float]) -> str:
+def event_message(version: int, event: GameEvent, view: View) -> EventMessage:
+    """An ``event`` message as data (what :func:`event_frame` writes as text)."""
+    return {"type": "event", "version": version, "event": event, "view": view}
+
+
+def note_event(kind: str, seat: int, data: Mapping[str, Any]) -> NoteEvent:
+    """The event of a note (``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``)
+    by ``seat`` with ``data``; raises ``ValueError`` for another kind."""
+    if kind not in NOTE_KINDS:
+        raise ValueError(f"not a note: {kind!r}")
+    return cast(NoteEvent, {"kind": kind, "seat": seat, **data})
+
+
+NOTE_KINDS = ("chat", "react", "takeover", "reclaim", "seat")
+"""The kinds of :data:`NoteEvent`."""
+
+
+def hint_message(version: int, values: Mapping[Card, float]) -> HintMessage:
     """The expert's value of each legal card, best first: ``hint``."""
     from ..cards import card_str
 
     ranked = sorted(values.items(), key=lambda kv: -kv[1])
-    return to_json(
-        {
-            "type": "hint",
-            "version": version,
-            "values": [{"card": card_str(c), "value": round(float(v), 3)} for c, v in ranked],
-            "best": card_str(ranked[0][0]) if ranked else None,
-            "unit": "tricks",
-        }
-    )
+    return {
+        "type": "hint",
+        "version": version,
+        "values": [{"card": card_str(c), "value": round(float(v), 3)} for c, v in ranked],
+        "best": card_str(ranked[0][0]) if ranked else None,
+        "unit": "tricks",
+    }
+
+
+def hint_frame(version: int, values: Mapping[Card, float]) -> str:
+    """The JSON text of :func:`hint_message`."""
+    return to_json(hint_message(version, values))

@@ -7,10 +7,54 @@ its methods run on the app's thread (its event loop).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .app import TableApp
+from rich.text import Text
+
+
+class Table(Protocol):
+    """What a driver asks of the app it shows its game in (:class:`~lockup.tui.app.Table`,
+    a Textual app): the table's ``show_*`` and ``say``, and the app's own scheduling. The
+    app imports this module, never the other way round."""
+
+    players: list[str]
+    """The players' names, seat by seat."""
+
+    def show_view(self, view: dict[str, Any], players: list[str] | None = None) -> None:
+        """Show a seat's view and the players' names."""
+
+    def show_refusal(self, refusal: dict[str, Any]) -> None:
+        """A card was refused: the engine's reason."""
+
+    def show_hint(self, values: list[tuple[str, float]]) -> None:
+        """The expert's value of each legal card."""
+
+    def say(self, text: str | Text) -> None:
+        """A line about what happens."""
+
+    def show_summary(
+        self,
+        summary: dict[str, Any],
+        winner: int | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        """A hand's summary (and the game's end); ``on_close`` runs when it is closed."""
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+        """Run ``callback`` on the app's loop soon."""
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``callback`` on the app's loop from a worker thread."""
+
+    def set_timer(self, *args: Any, **kwargs: Any) -> Any:
+        """Run a callback after a delay."""
+
+    def run_worker(self, *args: Any, **kwargs: Any) -> Any:
+        """Run work in a worker (a thread or a task)."""
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Close the app."""
 
 
 class Driver:
@@ -20,19 +64,19 @@ class Driver:
     """Shown in the app's header line."""
 
     def __init__(self) -> None:
-        self._app: TableApp | None = None
+        self._app: Table | None = None
         self.failure: str | None = None
         """Why the game cannot go on (a server that cannot be reached or joined): the
         app closes and ``lockup play`` prints it and exits 1."""
 
     @property
-    def app(self) -> TableApp:
+    def app(self) -> Table:
         """The app this driver shows the game in."""
         if self._app is None:
             raise RuntimeError("the driver is not attached to an app")
         return self._app
 
-    def attach(self, app: TableApp) -> None:
+    def attach(self, app: Table) -> None:
         """Called by the app before :meth:`start`."""
         self._app = app
 

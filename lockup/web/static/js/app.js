@@ -540,7 +540,7 @@ function askHint() {
   renderButtons(S);
 }
 
-/** @param {GameInfo} info */
+/** A game to show: GET /api/game's answer, or a room's game (its id and our seat). @param {Pick<GameInfo, "game"> & Partial<GameInfo>} info */
 function setGame(info) {
   S.game = info.game;
   S.seat = typeof info.seat === "number" ? info.seat : 0;

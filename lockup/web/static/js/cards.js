@@ -1,21 +1,25 @@
+// @ts-check
 // Cards for the page: record codes ("QD"), names for people and screen readers, sorting,
 // and the card faces and backs, drawn here as SVG (no outside art).
 //
 // A card code is a rank letter (2 3 4 5 6 7 8 9 T J Q K A) and a suit letter (C D H S),
 // as in RECORD.md. The page never decides what is legal: that comes from the server.
 
+/** @typedef {(key: string, params?: Record<string, any>) => string} Translate */
+/** @typedef {Record<string, string>} Palette a colour by suit letter */
+
 export const RANKS = "23456789TJQKA";
 export const SUITS = "CDHS";
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** The rank letter of a card code. */
+/** The rank letter of a card code. @param {string} code */
 export const rankOf = (code) => code[0];
-/** The suit letter of a card code. */
+/** The suit letter of a card code. @param {string} code */
 export const suitOf = (code) => code[1];
-/** True for a red suit (diamonds, hearts). */
+/** True for a red suit (diamonds, hearts). @param {string} suit */
 export const isRed = (suit) => suit === "D" || suit === "H";
 
-/** Whether a string is one of the 52 card codes. */
+/** Whether a string is one of the 52 card codes. @param {unknown} code @returns {boolean} */
 export function isCard(code) {
   return typeof code === "string" && code.length === 2 && RANKS.includes(code[0]) && SUITS.includes(code[1]);
 }
@@ -23,6 +27,7 @@ export function isCard(code) {
 /**
  * A hand sorted as players like it: suits alternating colour, each suit high to low.
  * Of the suit orders that alternate colours for the suits present, the first is used.
+ * @param {string[]} codes
  */
 export function sortHand(codes) {
   const present = SUITS.split("").filter((s) => codes.some((c) => suitOf(c) === s));
@@ -41,19 +46,24 @@ export function sortHand(codes) {
   );
 }
 
-/** The full name of a card in the page's language ("Queen of diamonds", "Dame de carreau"). */
+/**
+ * The full name of a card in the page's language ("Queen of diamonds", "Dame de carreau").
+ * @param {string} code @param {Translate} t
+ */
 export function cardName(code, t) {
   return t("card.name", { rank: t(`rank.${rankOf(code)}`), suit: t(`suit.${suitOf(code)}`) });
 }
 
-/** The short form for people: "Q♦", "10♦" (the index letters follow the language). */
+/** The short form for people: "Q♦", "10♦" (the index letters follow the language). @param {string} code @param {Translate} t */
 export function cardShort(code, t) {
   return t(`index.${rankOf(code)}`) + SYMBOLS[suitOf(code)];
 }
 
+/** @type {Record<string, string>} */
 export const SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 
 // Suit shapes in a -1..1 box.
+/** @type {Record<string, string>} */
 const SUIT_SHAPES = {
   D: '<path d="M0,-1 L0.74,0 L0,1 L-0.74,0 Z"/>',
   H: '<path d="M0,0.95 C-0.35,0.62 -1,0.2 -1,-0.38 C-1,-0.85 -0.42,-1.08 0,-0.56 C0.42,-1.08 1,-0.85 1,-0.38 C1,0.2 0.35,0.62 0,0.95 Z"/>',
@@ -66,7 +76,10 @@ const SUIT_SHAPES = {
     '<path d="M-0.09,0.05 C-0.1,0.55 -0.2,0.86 -0.38,1 L0.38,1 C0.2,0.86 0.1,0.55 0.09,0.05 Z"/>',
 };
 
-/** Suit colours: the usual two-colour deck, and the four-colour deck (clubs green, diamonds blue). */
+/**
+ * Suit colours: the usual two-colour deck, and the four-colour deck (clubs green, diamonds blue).
+ * @type {{two: Palette, four: Palette}}
+ */
 export const PALETTES = {
   two: { C: "#15181c", D: "#c8102e", H: "#c8102e", S: "#15181c" },
   four: { C: "#12803a", D: "#1457c0", H: "#c8102e", S: "#15181c" },
@@ -78,7 +91,9 @@ const PAPER = '<rect x="1" y="1" width="98" height="138" rx="8" fill="#fffdf8" s
 // Pip positions (card box 100 x 140) for the number cards; pips below the middle are
 // turned upside down as on a real card.
 // Each pip is a column (l, c, r) and a height: "l28" is left, 28 from the top.
+/** @type {Record<string, number>} */
 const COLUMNS = { l: 29, c: 50, r: 71 };
+/** @type {Record<number, string>} */
 const PIPS = {
   2: "c28 c112",
   3: "c28 c70 c112",
@@ -90,14 +105,17 @@ const PIPS = {
   9: "l28 r28 l56 r56 c70 l84 r84 l112 r112",
   10: "l28 r28 c42 l56 r56 l84 r84 c98 l112 r112",
 };
+/** @param {number} value @returns {[number, number][]} */
 const pipsOf = (value) => PIPS[value].split(" ").map((p) => [COLUMNS[p[0]], Number(p.slice(1))]);
 
+/** @param {number} x @param {number} y @param {number} size */
 function pip(x, y, size) {
   const flip = y > 70 ? ` transform="rotate(180 ${x} ${y})"` : "";
   const h = size / 2;
   return `<use href="#p" x="${x - h}" y="${y - h}" width="${size}" height="${size}"${flip}/>`;
 }
 
+/** @param {string} index */
 function corner(index) {
   const wide = index.length > 1;
   return `<text x="${wide ? 11 : 10.5}" y="23" text-anchor="middle" font-family="${SERIF}" font-weight="700" font-size="${
@@ -105,6 +123,7 @@ function corner(index) {
   }"${wide ? ' textLength="17" lengthAdjust="spacingAndGlyphs"' : ""}>${index}</text>${pip(10.5, 34, 13)}`;
 }
 
+/** @param {string} viewBox @param {string | null} suit @param {string} colour @param {string} body */
 function svgDoc(viewBox, suit, colour, body) {
   const defs = suit ? `<defs><symbol id="p" viewBox="-1 -1 2 2">${SUIT_SHAPES[suit]}</symbol></defs>` : "";
   return `<svg xmlns="${SVG_NS}" viewBox="${viewBox}" fill="${colour}">${defs}${body}</svg>`;
@@ -114,6 +133,7 @@ function svgDoc(viewBox, suit, colour, body) {
  * The SVG document of a card face: corner indices, pips or a court panel, in the suit's
  * colour. ``index`` is the corner letter for the page's language (J/Q/K in English,
  * V/D/R in French).
+ * @param {string} code @param {string} index @param {Palette} [palette]
  */
 export function faceSVG(code, index, palette = PALETTES.two) {
   const r = rankOf(code);
@@ -149,6 +169,7 @@ export function faceSVG(code, index, palette = PALETTES.two) {
  * A small card (lost cards, lists): the index and the suit, large enough to read,
  * optionally struck through in red (the stroke lies under the index and the suit, so
  * both stay readable).
+ * @param {string} code @param {string} index @param {Palette} [palette] @param {boolean} [crossed]
  */
 export function miniSVG(code, index, palette = PALETTES.two, crossed = false) {
   const s = suitOf(code);
@@ -180,9 +201,10 @@ export function backSVG() {
   );
 }
 
+/** @type {Map<string, string>} */
 const urls = new Map();
 
-/** A drawing as an image URL, made once and reused (the browser keeps the picture). */
+/** A drawing as an image URL, made once and reused (the browser keeps the picture). @param {string} key @param {() => string} make */
 function asURL(key, make) {
   let url = urls.get(key);
   if (!url) {
@@ -192,11 +214,11 @@ function asURL(key, make) {
   return url;
 }
 
-/** The image URL of a card face (see :func:`faceSVG`). */
+/** The image URL of a card face (see :func:`faceSVG`). @param {string} code @param {string} index @param {Palette} [palette] */
 export const faceURL = (code, index, palette = PALETTES.two) =>
   asURL(`f${code}${index}${palette.C}${palette.D}`, () => faceSVG(code, index, palette));
 
-/** The image URL of a small card, struck through when ``crossed``. */
+/** The image URL of a small card, struck through when ``crossed``. @param {string} code @param {string} index @param {Palette} [palette] @param {boolean} [crossed] */
 export const miniURL = (code, index, palette = PALETTES.two, crossed = false) =>
   asURL(`m${code}${index}${palette.C}${palette.D}${crossed}`, () => miniSVG(code, index, palette, crossed));
 

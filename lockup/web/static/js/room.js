@@ -22,7 +22,7 @@ import { rateLimitText } from "./text.js";
  * @typedef {object} RoomApi what app.js lends the room
  * @property {import("./protocol.js").Protocol} proto
  * @property {() => void} render draw the table now
- * @property {(info: import("./types.js").GameInfo) => void} setGame
+ * @property {(info: Pick<import("./types.js").GameInfo, "game"> & Partial<import("./types.js").GameInfo>) => void} setGame
  * @property {(text: string) => void} announce
  * @property {(text: string, kind?: "error" | "info", sticky?: boolean) => void} showMessage
  * @property {(msg: object) => boolean} send

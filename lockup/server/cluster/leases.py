@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from .store import Lease, Store, StoreError, process_id
+from ..store import Lease, Store, StoreError, process_id
 
 log = logging.getLogger("lockup.server")
 

@@ -15,7 +15,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("lockup.server")
@@ -186,3 +186,51 @@ class SharedRateLimiter:
         except Exception as e:  # redis.exceptions.RedisError, OSError
             log.warning("redis: rate limit %s uncounted there (%r); counting here", self.name, e)
             return self.local.take(key)
+
+
+@dataclass
+class Limits:
+    """What one client may ask (see docs/server.md, "Limits")."""
+
+    messages: Rate = field(default_factory=lambda: Rate(60, 1 / 6))
+    """Messages per connection: 60 at once, then 6 a second."""
+    hints: Rate = field(default_factory=lambda: Rate(6, 5.0))
+    """Hints per player: 6 at once, then one every 5 seconds."""
+    new_games_player: Rate = field(default_factory=lambda: Rate(10, 6.0))
+    """New games per player: 10 at once, then one every 6 seconds."""
+    new_games_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """New games per client address: 30 at once, then one every 2 seconds."""
+    chat: Rate = field(default_factory=lambda: Rate(5, 3.0))
+    """Chat lines and reactions per player: 5 at once, then one every 3 seconds."""
+    hellos_connection: Rate = field(default_factory=lambda: Rate(10, 2.0))
+    """``hello`` per connection (a page says it on (re)connecting, and after a gap at most
+    every 2 seconds): 10 at once, then one every 2 seconds. Off with ``messages`` off."""
+    hellos_address: Rate = field(default_factory=lambda: Rate(120, 0.1))
+    """``hello`` per client address (a household or an office behind one address): 120 at
+    once, then 10 a second. Off with ``new_games_address`` off (a load test from one
+    address)."""
+    seats_player: Rate = field(default_factory=lambda: Rate(10, 6.0))
+    """Seats taken or given up in rooms (``join``, ``leave``) per player: 10 at once, then
+    one every 6 seconds."""
+    seats_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """The same per client address: 30 at once, then one every 2 seconds."""
+    names_player: Rate = field(default_factory=lambda: Rate(5, 12.0))
+    """Display names set (``POST /api/profile``) per player: 5 at once, then one every 12
+    seconds."""
+    names_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
+    """The same per client address: 30 at once, then one every 2 seconds."""
+    public_rooms_player: int = 2
+    """Public rooms one player may hold open at once (0: no cap)."""
+    public_rooms_address: int = 3
+    """Public rooms one client address may hold open at once (0: no cap)."""
+    public_room_hold: float = 3600.0
+    """How long (seconds) an open public room counts against its host and address after it
+    was made or last changed (a room left open and forgotten stops counting)."""
+    lobby_per_address: int = 2
+    """The lobby shows at most this many rooms made from one address (the newest)."""
+    lobby_size: int = 50
+    """The lobby shows at most this many rooms."""
+    spectators_room: int = 100
+    """Spectators of one room at once (0: no cap)."""
+    spectators_address: int = 16
+    """Spectators from one client address at once, all rooms together (0: no cap)."""

@@ -1,7 +1,7 @@
 """Several server processes behind one port: WebSockets on one process, games on another.
 
 Any process takes any WebSocket. The process that owns a game (its lease, see
-:mod:`lockup.server.cluster`) runs its :class:`~lockup.server.session.GameSession` as on
+:mod:`lockup.server.cluster.leases`) runs its :class:`~lockup.server.session.GameSession` as on
 one process. A WebSocket whose game another process owns is a *gateway* connection: the
 process forwards the client's raw messages to the owner, and the owner answers through a
 :class:`ProxyConnection` standing for that WebSocket, so per-seat filtering, versions,
@@ -33,13 +33,11 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
-
-if TYPE_CHECKING:
-    from .websocket import Connection
+from starlette.websockets import WebSocket
 
 log = logging.getLogger("lockup.server")
 
@@ -79,6 +77,23 @@ class Client:
     conn: str
     player: str | None
     address: str
+
+
+class Gateway(Protocol):
+    """What the bus needs of a WebSocket whose game another process owns (the game
+    WebSocket's :class:`~lockup.server.ws.connection.Connection`)."""
+
+    ws: WebSocket
+    player: str | None
+    bus_id: str
+    remote: tuple[str, str] | None
+    """The owning process and the game's lease key while the game is played elsewhere."""
+
+    def send(self, text: str) -> None:
+        """Queue a frame for the client."""
+
+    def close(self, code: int) -> None:
+        """Close the WebSocket after the frames already queued."""
 
 
 class ProxyConnection:
@@ -127,7 +142,7 @@ class Bus:
         self.on_http: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
         """Answers an HTTP request forwarded by another process (see :meth:`call`)."""
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self.gateways: dict[str, Connection] = {}
+        self.gateways: dict[str, Gateway] = {}
         """This process's WebSockets forwarded to other processes, by connection id."""
         self._ids = itertools.count(1)
         self._out: asyncio.Queue[tuple[str, dict[str, str]]] = asyncio.Queue()
@@ -199,7 +214,7 @@ class Bus:
         """Append an entry to ``process``'s stream (in order, in the background)."""
         self._out.put_nowait((process, fields))
 
-    def forward(self, conn: Connection, owner: str, text: str) -> None:
+    def forward(self, conn: Gateway, owner: str, text: str) -> None:
         """A gateway connection's message, to the owner of its game."""
         self.gateways[conn.bus_id] = conn
         address = conn.ws.client.host if conn.ws.client else ""
@@ -215,7 +230,7 @@ class Bus:
             },
         )
 
-    def gone(self, conn: Connection, owner: str) -> None:
+    def gone(self, conn: Gateway, owner: str) -> None:
         """A gateway connection closed (or moved to another game): tell its owner."""
         self.post(owner, {"t": "c", "g": self.process, "c": conn.bus_id})
 

@@ -1,0 +1,158 @@
+"""Moves and events: each made by the engine, stored, then published to every viewer."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from ...cards import Card, card_str
+from ...record import dumps
+from ..protocol import (
+    CLOSE_RESTART,
+    CLOSE_TRY_LATER,
+    SPECTATOR,
+    UNAVAILABLE,
+    UNAVAILABLE_REASON,
+    GameEvent,
+    error_frame,
+    event_frame,
+    note_event,
+    skip_frame,
+    to_json,
+)
+from ..store import (
+    ActionRow,
+    LeaseLost,
+    Store,
+    StoreError,
+    WriteOp,
+)
+from ..views import move_events
+from .clock import Clock
+
+if TYPE_CHECKING:
+    from .game import GameSession
+
+
+log = logging.getLogger("lockup.server")
+
+
+class Moves(Clock):
+    """Making an action or an event: stored first, then published to every viewer."""
+
+    async def note(
+        self, kind: str, seat: int, data: dict[str, Any], *, players_only: bool = False
+    ) -> None:
+        """Store and publish an event that is not a move (call it holding :attr:`lock`):
+        ``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``. ``players_only`` hides it
+        from spectators (they get a ``skip`` of its version)."""
+        version = self.version + 1
+        await self._write(Store.op_event(self.id, version, kind, seat, to_json(data)))
+        self._publish([note_event(kind, seat, data)], moved=False, players_only=players_only)
+
+    def _publish(
+        self, events: Sequence[GameEvent], *, moved: bool = True, players_only: bool = False
+    ) -> None:
+        """Send stored events to every viewer (each human seat and the spectators), each
+        with its own view; an event hidden from a viewer is a ``skip`` of its version, so
+        every viewer's versions stay consecutive. ``moved``: the events change the game
+        (a move); events that do not (chat) leave a card's version valid."""
+        encoded = [to_json(ev) for ev in events]
+        for seat, history in self.histories.items():
+            subs = [s for s in self.subscribers if s.seat == seat]
+            hidden = players_only and seat == SPECTATOR
+            view = to_json(self.view_of(seat)) if not hidden else ""
+            for i, ev in enumerate(encoded):
+                v = self.version + i + 1
+                text = skip_frame(v) if hidden else event_frame(v, ev, view)
+                history.add(v, text)
+                for sub in subs:
+                    sub.send(text)
+        if moved:
+            self.stable_since = self.version + 1
+        self.version += len(events)
+
+    async def _write(
+        self, *ops: WriteOp, actions: tuple[str, list[ActionRow]] | None = None
+    ) -> None:
+        """Store a change of this game, under its lease when it has one."""
+        await self.service.store.write(*ops, actions=actions, lease=self.lease)
+
+    async def _apply(
+        self,
+        kind: str,
+        seat: int,
+        card: Card = -1,
+        deal: list[list[Card]] | None = None,
+        before: tuple[WriteOp, ...] = (),
+        actor: str | None = None,
+    ) -> None:
+        """Make one action (engine-checked by the caller), store it, then publish it.
+        ``actor``: who chose a card, ``person`` or ``computer`` (stored with it)."""
+        g = self.game
+        tricks_before = len(g.tricks)
+        summaries_before = len(g.summaries)
+        was_over = g.is_over
+        if kind == "deal":
+            assert deal is not None
+            g.deal(deal)
+            tricks_before = 0
+            row_seat = g.dealer
+            data = json.dumps([[card_str(c) for c in cs] for cs in deal])
+        else:
+            if kind == "play":
+                g.play(card, seat)
+            else:
+                g.discard(card, seat)
+            row_seat = seat
+            data = card_str(card)
+        events = move_events(
+            g,
+            kind,
+            seat,
+            card,
+            # a computer played for a person
+            by_computer=kind == "play" and actor == "computer" and self.seats[seat].kind == "human",
+            tricks_before=tricks_before,
+            summaries_before=summaries_before,
+            was_over=was_over,
+        )
+        finish: tuple[WriteOp, ...] = ()
+        if g.is_over and not was_over:
+            assert g.winner is not None
+            finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
+        row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
+        try:
+            await self._write(*before, *finish, actions=(self.id, [row]))
+        except StoreError as e:
+            self._break(e)
+            raise
+        self.seq += 1
+        self.last_active = time.monotonic()
+        self._stop_clock()
+        self._publish(events)
+        self._start_clock()
+        if g.is_over and not was_over:
+            self._changed()
+
+    def _break(self, cause: StoreError) -> None:
+        """The store refused a change the engine had made: drop this copy of the game.
+
+        Subscribers are told and disconnected; they reconnect and get the stored game
+        back: at once when another process took the game over (:data:`CLOSE_RESTART`),
+        with back-off and "saving is paused" while the database is down
+        (:data:`UNAVAILABLE`, :data:`CLOSE_TRY_LATER`).
+        """
+        log.error("game %s: storing failed (%s); reloading it from the database", self.id, cause)
+        self.closed = True
+        self.service.forget(cast("GameSession", self))
+        moved = isinstance(cause, LeaseLost)
+        frame = error_frame(UNAVAILABLE, UNAVAILABLE_REASON, self.version)
+        for sub in list(self.subscribers):
+            if not moved:
+                sub.send(frame)
+            sub.close(CLOSE_RESTART if moved else CLOSE_TRY_LATER)
+        self.subscribers.clear()

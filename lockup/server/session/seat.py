@@ -1,0 +1,76 @@
+"""Who sits where, and what a session tells its subscribers: seats, table options, views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+def available_levels() -> list[str]:
+    """The bot levels a game may use, weakest first."""
+    from ...bots import LEVELS
+
+    return list(LEVELS)
+
+
+class Subscriber(Protocol):
+    """A connection that receives a seat's events (the WebSocket, in the app)."""
+
+    seat: int
+
+    def send(self, text: str) -> None:
+        """Queue a JSON text frame for the client; never blocks."""
+
+    def close(self, code: int) -> None:
+        """Close the connection (the client reconnects and says ``hello``)."""
+
+
+@dataclass
+class Seat:
+    """Who sits at a seat: a human (``player`` token) or a bot (``level``).
+
+    A human's ``level`` is the computer that plays for them while they are ``away`` (in a
+    room: gone longer than the grace period).
+    """
+
+    kind: str
+    player: str | None = None
+    level: str | None = None
+    away: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for the store."""
+        if self.kind == "human":
+            return {"kind": "human", "player": self.player, "level": self.level}
+        return {"kind": "bot", "level": self.level}
+
+    def public(self) -> dict[str, Any]:
+        """What every player may know of the seat: who plays it, never their token."""
+        return {
+            "kind": self.kind,
+            "level": self.level if self.kind == "bot" else None,
+            "away": self.away,
+        }
+
+    @property
+    def computer_plays(self) -> bool:
+        """Whether a computer makes this seat's decisions now."""
+        return self.kind == "bot" or self.away
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        """A seat from the store's JSON."""
+        return cls(str(data["kind"]), data.get("player"), data.get("level"))
+
+
+@dataclass
+class TableOptions:
+    """How a game at a table of people goes on without them (rooms' options).
+
+    ``grace``: seconds a person may be gone before a computer plays for them (None: never,
+    a game of one person waits). ``turn_timer``: seconds a person has for a card before the
+    computer plays it for them (0: no limit).
+    """
+
+    grace: float | None = None
+    turn_timer: float = 0.0

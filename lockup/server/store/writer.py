@@ -1,0 +1,316 @@
+"""The store's life cycle and its one database thread: reads off the event loop, and the
+writer that groups queued operations into few transactions (group commit), each
+checking the fences of the leases it is made under."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+from .migrate import _FileLock, _make_engine, _migrate, check_url, sqlite_file
+from .rows import ActionRow, Lease, LeaseLost, StoreError, _chunks, _now
+from .schema import actions_table, games_table, leases_table
+
+log = logging.getLogger("lockup.server")
+
+
+WriteOp = Callable[[Connection], None]
+
+
+@dataclass(frozen=True)
+class _Write:
+    """One queued write: operations, then action rows (all rows of a batch go together)."""
+
+    ops: tuple[WriteOp, ...]
+    rows: list[dict[str, Any]]
+    lease: Lease | None = None
+
+
+TOUCH_EVERY = 60.0
+"""Seconds between two updates of one game's ``updated_at`` by the writer."""
+
+
+def _touch(conn: Connection, game_ids: Sequence[str]) -> None:
+    """Set ``updated_at`` of these games to now."""
+    now = _now()
+    for ids in _chunks(game_ids):
+        conn.execute(update(games_table).where(games_table.c.id.in_(ids)).values(updated_at=now))
+
+
+def _reason(e: BaseException) -> str:
+    """The driver's own words for a database error, on one line."""
+    orig = getattr(e, "orig", None)
+    text = str(orig if orig is not None else e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _check_fences(conn: Connection, leases: Collection[Lease]) -> None:
+    """Raise :class:`LeaseLost` unless every one of ``leases`` is still its row's owner
+    and fence: one ``SELECT ... FOR UPDATE`` per :data:`BATCH` of them, whatever the
+    number of games in a group commit.
+
+    On PostgreSQL the rows stay locked until the transaction ends, so a takeover waits for
+    this write to commit (and then loads it) or has already moved the fence on (and this
+    write is refused). SQLite has one writer at a time, so its plain ``SELECT`` suffices.
+    """
+    t = leases_table.c
+    wanted = {lease.key: lease for lease in leases}
+    held: dict[str, tuple[str, int]] = {}
+    for chunk in _chunks(sorted(wanted)):
+        query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
+        for row in conn.execute(query):
+            held[str(row.id)] = (str(row.owner), int(row.fence))
+    for key, lease in wanted.items():
+        if held.get(key) != (lease.owner, lease.fence):
+            raise LeaseLost(f"{key} is no longer owned by this process (fence {lease.fence})")
+
+
+def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str, Any]]:
+    return [
+        {
+            "game_id": game_id,
+            "seq": a.seq,
+            "kind": a.kind,
+            "seat": a.seat,
+            "data": a.data,
+            "version": a.version,
+            "actor": a.actor,
+        }
+        for a in actions
+    ]
+
+
+class StoreBase:
+    """The database's life cycle, its thread and the group-commit writer (see
+    :class:`~lockup.server.store.Store`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lockup-db")
+        self._queue: asyncio.Queue[tuple[_Write, asyncio.Future[None]]] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._writer_conn: Connection | None = None
+        self.commits = 0
+        """How many transactions :meth:`write` has committed (for figures)."""
+        self.schema_upgrade: tuple[str | None, str | None] | None = None
+        """The revisions before and after :meth:`open` upgraded the schema (before is None
+        for a new database), or None when it was already at the newest."""
+        self._lock: _FileLock | None = None
+        self._secrets: dict[str, bytes] = {}
+        self._touched: dict[str, float] = {}
+        """When the writer last set each game's ``updated_at`` (monotonic seconds)."""
+
+    def open(self) -> None:
+        """Connect, and upgrade the schema to the newest revision (creating the tables in a
+        new database); raises :class:`StoreError`.
+
+        An SQLite file is locked for this store's life (``<file>.lock``, released by
+        :meth:`close` or the process ending): a second store on it, in this process or
+        another, is refused with :class:`StoreError`.
+        """
+        if self.engine is not None:
+            return
+        parsed = check_url(self.url)
+        path = sqlite_file(parsed)
+        lock = _FileLock(path) if path is not None else None
+        if lock is not None:
+            lock.acquire()
+        try:
+            engine = _make_engine(self.url)
+            try:
+                before, after = _migrate(engine)
+            except Exception as e:
+                engine.dispose()
+                if isinstance(e, StoreError):
+                    raise StoreError(f"cannot open database {self.url!r}: {e}") from None
+                orig = getattr(e, "orig", None)
+                reason = str(orig) if orig is not None else str(e)
+                raise StoreError(f"cannot open database {self.url!r}: {reason}") from None
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        if before != after:
+            self.schema_upgrade = (before, after)
+            log.info("database %s: schema upgraded from %s to %s", self.url, before, after)
+        self._lock = lock
+        self.engine = engine
+
+    async def start(self) -> None:
+        """Open the database (if :meth:`open` was not called) and start the writer."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self.open)
+        self._queue = asyncio.Queue()
+        self._writer = asyncio.create_task(self._write_loop(), name="lockup-db-writer")
+
+    async def close(self) -> None:
+        """Write what is queued, stop the writer and close the database."""
+        if self._writer is not None and self._queue is not None:
+            while not self._queue.empty():
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            try:
+                await self._writer
+            except asyncio.CancelledError:
+                pass
+            self._writer = None
+        loop = asyncio.get_running_loop()
+        if self.engine is not None:
+            await loop.run_in_executor(self._executor, self._drop_writer_conn)
+            await loop.run_in_executor(self._executor, self.engine.dispose)
+            self.engine = None
+        self._executor.shutdown(wait=True)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    async def _run(self, fn: Callable[[], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn)
+
+    async def read(self, fn: Callable[[Connection], Any]) -> Any:
+        """``fn(connection)`` on the database thread, off the event loop (for reads)."""
+
+        def run() -> Any:
+            with self._engine().connect() as conn:
+                return fn(conn)
+
+        return await self._run(run)
+
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            raise StoreError("the database is not open")
+        return self.engine
+
+    async def write(
+        self,
+        *ops: WriteOp,
+        actions: tuple[str, Sequence[ActionRow]] | None = None,
+        lease: Lease | None = None,
+    ) -> None:
+        """Run ``ops`` and store ``actions`` (a game id and its new rows) in one write
+        transaction; returns once it is committed.
+
+        With ``lease``, the same transaction checks the lease still has its owner and fence
+        (:class:`LeaseLost` if not). Raises :class:`StoreError` if the transaction fails
+        (nothing of it is stored).
+        """
+        if self._queue is None:
+            raise StoreError("the database writer is not running")
+        rows = []
+        if actions is not None:
+            rows = _action_values(*actions)
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((_Write(ops, rows, lease), fut))
+        await fut
+
+    async def _write_loop(self) -> None:
+        assert self._queue is not None
+        queue = self._queue
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty():
+                batch.append(queue.get_nowait())
+            try:
+                await self._run(functools.partial(self._commit, [w for w, _ in batch]))
+            except Exception as e:
+                if len(batch) == 1:
+                    self._fail(batch[0][1], e)
+                    continue
+                # One game's bad write must not fail the others: retry each on its own.
+                for w, fut in batch:
+                    try:
+                        await self._run(functools.partial(self._commit, [w]))
+                    except Exception as e1:
+                        self._fail(fut, e1)
+                    else:
+                        if not fut.done():
+                            fut.set_result(None)
+            else:
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_result(None)
+
+    def _drop_writer_conn(self) -> None:
+        if self._writer_conn is not None:
+            try:
+                self._writer_conn.close()
+            except Exception:  # pragma: no cover - a broken connection
+                pass
+            self._writer_conn = None
+
+    @staticmethod
+    def _fail(fut: asyncio.Future[None], e: Exception) -> None:
+        log.error("database write failed: %s", e)
+        if not fut.done():
+            if isinstance(e, LeaseLost):
+                fut.set_exception(e)
+            else:
+                fut.set_exception(StoreError(f"the database write failed: {_reason(e)}"))
+
+    def _commit(self, writes: list[_Write]) -> None:
+        """Commit ``writes`` in one transaction on the writer's connection. A connection
+        the database dropped (it restarted: the first statement fails with a disconnect)
+        is replaced and the transaction tried once more on the new one; an action row
+        that did reach the database cannot be stored twice (its key is the game and its
+        number), so the retry never doubles a card."""
+        try:
+            self._commit_once(writes)
+        except DBAPIError as e:
+            if not e.connection_invalidated:
+                raise
+            log.warning("the database connection was lost (%s): writing again", _reason(e))
+            self._drop_writer_conn()
+            self._commit_once(writes)
+
+    def _commit_once(self, writes: list[_Write]) -> None:
+        conn = self._writer_conn
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._writer_conn = self._engine().connect()
+        try:
+            trans = conn.begin()
+        except Exception:
+            self._drop_writer_conn()
+            raise
+        with trans:
+            leases = [w.lease for w in writes if w.lease is not None]
+            if leases:
+                _check_fences(conn, leases)
+            for w in writes:
+                for op in w.ops:
+                    op(conn)
+            rows = [r for w in writes for r in w.rows]
+            if rows:  # one statement for the whole batch's actions
+                conn.execute(actions_table.insert(), rows)
+                # and one for the times of their games not touched for a while
+                stale = self._to_touch({r["game_id"] for r in rows})
+                if stale:
+                    _touch(conn, stale)
+        self.commits += 1
+
+    def _to_touch(self, game_ids: set[str]) -> list[str]:
+        """Of these games, those whose ``updated_at`` this store has not set in the last
+        :data:`TOUCH_EVERY` seconds (it matters to the purge by the day, and rewriting a
+        game's row at every card costs more than the card's own row)."""
+        now = time.monotonic()
+        touched = self._touched
+        out = sorted(g for g in game_ids if now - touched.get(g, -TOUCH_EVERY) >= TOUCH_EVERY)
+        for g in out:
+            touched[g] = now
+        if len(touched) > 50_000:  # forget games not touched lately
+            self._touched = {g: t for g, t in touched.items() if now - t < TOUCH_EVERY}
+        return out
