@@ -1,12 +1,15 @@
 """Which engine runs: the compiled extensions or the Python sources.
 
 ``make engine`` (scripts/compile_engine.py) compiles the engine's modules (see
-:data:`COMPILED`) with mypyc, each into an extension module beside its source, and records
-in each the SHA-256 of the source it was built from (``BUILT_FROM``) and of the package's
-other sources it was compiled against (``BUILT_AGAINST``, e.g. ``cards.py`` for the
-engine). Python would import an extension in preference to its source even after the
-source changed, so the package checks, module by module and before anything imports
-them: a stale or unmarked extension is passed over, with a warning, for its source.
+:data:`COMPILED`) with mypyc as one group: one shared library (:data:`GROUP`) holds the
+code of all of them, so that they call each other natively, and each module gets an
+extension beside its source that loads it. The build records in each module the SHA-256 of
+every source of the group (``BUILT_FROM``) and of the package's other sources it was
+compiled against (``BUILT_AGAINST``: ``refusals.py``). Python would import an extension in
+preference to its source even after the source changed, so the package checks, before
+anything imports them: if any of those sources changed since the build (or the build is
+incomplete or from an older ``make engine``), every module of the group runs from its
+source, with one warning. The group is used or passed over as a whole, never in part.
 Setting ``LOCKUP_PURE_PYTHON=1`` always uses the sources (and warns about nothing).
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -27,7 +31,12 @@ PURE_ENV = "LOCKUP_PURE_PYTHON"
 PACKAGE = Path(__file__).parent
 
 COMPILED = ("cards", "playout", "engine")
-"""The modules ``make engine`` compiles, in import order (each before those using it)."""
+"""The modules ``make engine`` compiles, as one group, in import order (each before those
+using it)."""
+
+GROUP = "engine_group"
+"""The group's shared library, ``lockup/engine_group__mypyc.*.so``, which the modules'
+extensions load."""
 
 SOURCE = PACKAGE / "playout.py"
 
@@ -91,53 +100,109 @@ def source_package(name: str = "lockup_source") -> ModuleType:
 
 
 def stale(module: ModuleType, short: str) -> str | None:
-    """Why a compiled module may not run (its build is out of date), or None if it may."""
-    if getattr(module, "BUILT_FROM", None) != source_digest(source_path(short)):
-        return f"lockup/{short}.py has changed since its compiled extension was built"
+    """Why a module of the compiled group may not run (the group is out of date), or None
+    if it may: every source the group was built from, and compiled against, unchanged."""
+    built_from = getattr(module, "BUILT_FROM", None)
     against = getattr(module, "BUILT_AGAINST", None)
-    if not isinstance(against, dict):
+    if not isinstance(built_from, dict) or not isinstance(against, dict):
         return f"lockup/{short}.py's compiled extension is from an older `make engine`"
+    if set(built_from) != {f"{m}.py" for m in COMPILED}:
+        return f"lockup/{short}.py's compiled extension is from another group of modules"
+    changed = [
+        f"lockup/{source}"
+        for source, digest in built_from.items()
+        if digest != source_digest(PACKAGE / source)
+    ]
+    if changed:
+        verb = "has" if len(changed) == 1 else "have"
+        return f"{', '.join(changed)} {verb} changed since the compiled engine was built"
     for other, digest in sorted(against.items()):
         if digest != source_digest(PACKAGE / other):
-            return f"lockup/{other} has changed since lockup/{short}.py was compiled against it"
+            return f"lockup/{other} has changed since the compiled engine was built against it"
     return None
 
 
-def load(short: str) -> ModuleType:
-    """Import ``lockup.<short>``: the extension if built from the current sources, else the
-    source. Runs before anything imports the module (``lockup/__init__.py``)."""
-    name = f"lockup.{short}"
-    current = sys.modules.get(name)
-    if current is not None:
-        return current
-    if not pure_python_requested():
+def _compiled_group() -> str | None:
+    """Import the compiled group, module by module in :data:`COMPILED`'s order, checking
+    each before importing the next; None when all of it runs, else why not (what was
+    imported is then dropped again). The caller has checked every module has a build."""
+    first: tuple[object, object] | None = None
+    for short in COMPILED:
         why: str | None
         try:
-            module = importlib.import_module(name)
-        except ImportError as error:  # a build that no longer fits the other modules
+            module = importlib.import_module(f"lockup.{short}")
+        except ImportError as error:  # e.g. its shared library is missing
             why = f"lockup/{short}.py's compiled extension does not import ({error})"
         else:
+            stamps = (getattr(module, "BUILT_FROM", None), getattr(module, "BUILT_AGAINST", None))
             if not is_compiled(module):
-                return module
-            why = stale(module, short)
-            if why is None:
-                return module
-            del sys.modules[name]
-        warnings.warn(
-            f"{why}: using the Python source (run `make engine` to rebuild)",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-    module = _run_source(short, name, "lockup", register=True)
-    setattr(sys.modules["lockup"], short, module)
-    return module
+                why = f"lockup/{short}.py has no compiled extension"
+            elif first is not None and stamps != first:
+                why = f"lockup/{short}.py's compiled extension is from another build"
+            else:
+                first = stamps
+                why = stale(module, short) if short == COMPILED[0] else None
+        if why is not None:
+            _forget()
+            return why
+    return None
+
+
+def _forget() -> None:
+    """Drop whatever of the group has been imported, for the sources to replace it."""
+    package = sys.modules["lockup"]
+    for short in COMPILED:
+        sys.modules.pop(f"lockup.{short}", None)
+        if short in vars(package):
+            delattr(package, short)
+
+
+def _has_build(short: str) -> bool:
+    """Whether ``lockup.<short>`` would import an extension (without importing it)."""
+    spec = importlib.util.find_spec(f"lockup.{short}")
+    return spec is not None and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader)
 
 
 def load_engine() -> dict[str, ModuleType]:
-    """Load every module of :data:`COMPILED`, in order (see :func:`load`)."""
-    return {short: load(short) for short in COMPILED}
+    """Load every module of :data:`COMPILED`: the compiled group if it is built and up to
+    date, else all of them from their sources (with one warning when a build is there but
+    may not run). Runs before anything imports them (``lockup/__init__.py``)."""
+    names = [f"lockup.{short}" for short in COMPILED]
+    if all(name in sys.modules for name in names):
+        return {short: sys.modules[name] for short, name in zip(COMPILED, names, strict=True)}
+    if not pure_python_requested():
+        builds = [short for short in COMPILED if _has_build(short)]
+        why: str | None = None
+        if builds == list(COMPILED):
+            why = _compiled_group()
+            if why is None:
+                return {short: sys.modules[f"lockup.{short}"] for short in COMPILED}
+        elif builds:
+            missing = ", ".join(f"lockup/{s}.py" for s in COMPILED if s not in builds)
+            why = f"the compiled engine is incomplete (no extension for {missing})"
+        if why is not None:
+            sources = ", ".join(f"lockup/{short}.py" for short in COMPILED)
+            warnings.warn(
+                f"{why}: running the whole engine ({sources}) from its Python sources"
+                " (run `make engine` to rebuild)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    _forget()
+    loaded = {}
+    for short in COMPILED:
+        loaded[short] = _run_source(short, f"lockup.{short}", "lockup", register=True)
+        setattr(sys.modules["lockup"], short, loaded[short])
+    return loaded
+
+
+def load(short: str) -> ModuleType:
+    """``lockup.<short>`` for a module of :data:`COMPILED`, as :func:`load_engine` loads it
+    (the compiled group or the sources, never a mix)."""
+    return load_engine()[short]
 
 
 def implementations() -> dict[str, str]:
-    """For each module of :data:`COMPILED`: ``"compiled"`` or ``"python"``, as loaded."""
+    """For each module of :data:`COMPILED`: ``"compiled"`` or ``"python"``, as loaded (the
+    same for all of them: the group runs as a whole)."""
     return {short: "compiled" if is_compiled(load(short)) else "python" for short in COMPILED}

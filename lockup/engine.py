@@ -111,16 +111,8 @@ _LEFT: Final = (1, 2, 3, 0)
 """The seat on each seat's left (R1)."""
 _CLUBS: Final = 0
 assert _CLUBS == CLUBS
-# The trick's rules, written once in lockup.playout (the playout's too). Bound to Final
-# names so that, compiled, each call reads a static rather than a module attribute.
-_legal_of: Final = _p_legal
-_voids_shown_by: Final = _p_voids_shown_by
-_show_voids: Final = _p_show_voids
-_trick_end: Final = _p_trick_end
-_count_off: Final = _p_count_off
-_first_unlocked: Final = _p_first_unlocked
-_lose: Final = _p_lose
-_play_out: Final = _p_play_out
+# The trick's rules are written once, in lockup.playout (the playout's too), and called by
+# their imported names: compiled as one mypyc group, each call is a direct C call.
 
 
 _C = TypeVar("_C", bound=type)
@@ -438,7 +430,7 @@ def implementation() -> str:
     from their sources, ``"mixed"`` otherwise (a build out of date: ``lockup`` warned).
     ``lockup._accel.implementations()`` tells module by module."""
     engine = isinstance(implementation, FunctionType)
-    playout = isinstance(_play_out, FunctionType)
+    playout = isinstance(_p_play_out, FunctionType)
     if engine and playout:
         return "python"
     return "mixed" if engine or playout else "compiled"
@@ -657,7 +649,7 @@ class Game:
 
         The engine keeps the result in ``_legal`` whenever a card becomes due.
         """
-        return _legal_of(self.hands[self.turn], self.led_suit, self.pic_clubs, self._any_club)
+        return _p_legal(self.hands[self.turn], self.led_suit, self.pic_clubs, self._any_club)
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
         """The cards seat (default: the seat to play) may play now."""
@@ -757,9 +749,9 @@ class Game:
                 self.best_seat = seat
         else:
             if led >= 0 or suit == _CLUBS:  # (a lead shows a void only if a club, R5)
-                suits = _voids_shown_by(card, led, self.pic_clubs, self._any_club)  # R5 to R7
+                suits = _p_voids_shown_by(card, led, self.pic_clubs, self._any_club)  # R5 to R7
                 if suits:
-                    _show_voids(self.voids, self._voids_shown, seat, suits, self.trick_number)
+                    _p_show_voids(self.voids, self._voids_shown, seat, suits, self.trick_number)
             if led < 0:
                 self.led_suit = suit
                 self.best_card = card
@@ -776,7 +768,7 @@ class Game:
         locks = self.locks
         nxt = _LEFT[seat]
         if locks[nxt]:  # (the call only where it can change anything)
-            nxt = _first_unlocked(locks, nxt)  # R4
+            nxt = _p_first_unlocked(locks, nxt)  # R4
         self.turn = nxt
         self._legal = self._legal_now()
 
@@ -858,7 +850,7 @@ class Game:
         """The rest of the hand from the lead of a trick (its discards made), by
         :func:`lockup.playout.play_out`: the same steps, in the same order, as _play,
         _discard, _complete_trick, _start_trick and _begin_play."""
-        played, number, nominal, leader, n, empty = _play_out(
+        played, number, nominal, leader, n, empty = _p_play_out(
             self.hands,
             self.voids,
             self._voids_shown,
@@ -893,7 +885,7 @@ class Game:
 
     def _discard(self, card: Card) -> None:
         seat = self.pending.pop(0)
-        _lose(self.hands, self.lost, self._lost_order, seat, card)
+        _p_lose(self.hands, self.lost, self._lost_order, seat, card)
         if self.log is not None:
             self.log[-1].events.append(("discard", seat, card))
         if not self.pending:
@@ -922,14 +914,14 @@ class Game:
         self.players_in_trick = n
         if n == 0:  # R12: everyone locked, an empty trick
             self.empty_tricks += 1
-            _count_off(locks, self.sat_out)
+            _p_count_off(locks, self.sat_out)
             self.tricks.append(Trick(self.trick_number, None, (), None, 0, 0))
             self.trick_number += 1
             self._start_trick()
             return
         s = self.nominal
         if locks[s]:  # (the call only where it can change anything)
-            s = _first_unlocked(locks, s)  # R11, R12
+            s = _p_first_unlocked(locks, s)  # R11, R12
         self.leader = s
         self.turn = s
         self.phase = PLAY
@@ -941,10 +933,10 @@ class Game:
         self.points[winner] = self.points[winner] + 1  # R8, R13
         locks = self.locks
         if locks[0] or locks[1] or locks[2] or locks[3]:
-            _count_off(locks, self.sat_out)  # R9
+            _p_count_off(locks, self.sat_out)  # R9
         number = self.trick_number
         self.trick_number = number + 1
-        lock, self.nominal = _trick_end(winner, clubs, number)  # R9, R11
+        lock, self.nominal = _p_trick_end(winner, clubs, number)  # R9, R11
         if lock:
             locks[winner] = lock
             self.times_locked[winner] = self.times_locked[winner] + 1

@@ -19,8 +19,9 @@ from lockup.engine import Game, SeatView, implementation
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = _accel.COMPILED
 BUILT = {m: sorted((ROOT / "lockup").glob(f"{m}.*.so")) for m in MODULES}
+LIBRARY = sorted((ROOT / "lockup").glob(f"{_accel.GROUP}__mypyc.*.so"))
 needs_build = pytest.mark.skipif(
-    not all(BUILT.values()), reason="no compiled engine here (make engine)"
+    not (all(BUILT.values()) and LIBRARY), reason="no compiled engine here (make engine)"
 )
 REPORT = (
     "import json, sys, lockup, lockup.engine as e; from lockup._accel import implementations;"
@@ -47,7 +48,7 @@ def test_the_build_script_compiles_what_the_package_checks() -> None:
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    assert script.MODULES == _accel.COMPILED
+    assert script.MODULES == _accel.COMPILED and script.GROUP == _accel.GROUP
     for module in MODULES:
         path = _accel.source_path(module)
         assert script.source_digest(path) == _accel.source_digest(path)
@@ -58,11 +59,32 @@ def test_the_build_script_compiles_what_the_package_checks() -> None:
 def test_a_fresh_build_is_what_runs_and_carries_its_sources_digests(module: str) -> None:
     loaded = sys.modules[f"lockup.{module}"]
     assert _accel.is_compiled(loaded) and Path(loaded.__file__) in BUILT[module]
-    assert loaded.BUILT_FROM == _accel.source_digest(_accel.source_path(module))
+    # Every module of the group carries the digests of every source of the group.
+    assert loaded.BUILT_FROM == {
+        f"{m}.py": _accel.source_digest(_accel.source_path(m)) for m in MODULES
+    }
+    assert "refusals.py" in loaded.BUILT_AGAINST
     for other, digest in loaded.BUILT_AGAINST.items():
         assert digest == _accel.source_digest(ROOT / "lockup" / other)
+    assert _accel.stale(loaded, module) is None
     assert _accel.implementations()[module] == "compiled"
     assert implementation() == "compiled"
+
+
+@needs_build
+def test_the_modules_run_as_one_group_from_one_library() -> None:
+    # One shared library holds the code of all three (so that they call each other as C
+    # functions); each module's extension loads it, and there is no other build.
+    code = (
+        "import json, sys, lockup; from lockup._accel import implementations;"
+        "print(json.dumps([implementations(), sorted(m for m in sys.modules if 'mypyc' in m)]))"
+    )
+    done = run_python(code, ROOT)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    found, libraries = json.loads(done.stdout)
+    assert found == {m: "compiled" for m in MODULES}
+    assert libraries == [f"lockup.{_accel.GROUP}__mypyc"]
+    assert sorted((ROOT / "lockup").glob("*__mypyc.*.so")) == LIBRARY
 
 
 @needs_build
@@ -83,26 +105,72 @@ def test_the_compiled_game_lists_its_fields_and_pickles() -> None:
     assert isinstance(view, SeatView) and view == game.view(2)
 
 
-@needs_build
-@pytest.mark.parametrize("module", MODULES)
-def test_an_edited_source_makes_its_build_stale(tmp_path: Path, module: str) -> None:
+def copy_package(tmp_path: Path) -> Path:
+    """The package with its build, beside the test (without the parts the engine needs not)."""
     shutil.copytree(
         ROOT / "lockup",
         tmp_path / "lockup",
         ignore=shutil.ignore_patterns("web", "tui", "server", "__pycache__"),
     )
-    source = tmp_path / "lockup" / f"{module}.py"
-    source.write_text(source.read_text() + "\n# changed after the build\n")
-    done = run_python(REPORT, tmp_path)
+    return tmp_path / "lockup"
+
+
+def assert_all_from_source(done: subprocess.CompletedProcess[str], package: Path) -> None:
     assert done.returncode == 0, done.stderr
     overall, found, files = json.loads(done.stdout)
-    # The engine is compiled against cards.py and playout.py: an edit there makes it stale too.
-    stale = {module} | ({"engine"} if module != "engine" else set())
-    assert found == {m: "python" if m in stale else "compiled" for m in MODULES}
-    assert files[module] == str(source)
-    assert overall == ("python" if {"engine", "playout"} <= stale else "mixed")
-    assert f"lockup/{module}.py has changed since its compiled extension was built" in done.stderr
-    assert "using the Python source (run `make engine` to rebuild)" in done.stderr
+    assert overall == "python" and found == {m: "python" for m in MODULES}
+    assert files == {m: str(package / f"{m}.py") for m in MODULES}
+    # One warning for the whole group.
+    assert done.stderr.count("RuntimeWarning") == 1, done.stderr
+    assert "running the whole engine (lockup/cards.py, lockup/playout.py," in done.stderr
+    assert "from its Python sources (run `make engine` to rebuild)" in done.stderr
+
+
+@needs_build
+@pytest.mark.parametrize("module", [*MODULES, "refusals"])
+def test_an_edited_source_makes_the_whole_group_run_from_source(
+    tmp_path: Path, module: str
+) -> None:
+    package = copy_package(tmp_path)
+    source = package / f"{module}.py"
+    source.write_text(source.read_text() + "\n# changed after the build\n")
+    done = run_python(REPORT, tmp_path)
+    assert_all_from_source(done, package)
+    if module == "refusals":
+        expected = "lockup/refusals.py has changed since the compiled engine was built against it"
+    else:
+        expected = f"lockup/{module}.py has changed since the compiled engine was built"
+    assert expected in done.stderr
+    # The package runs what it reports: the sources, calling each other.
+    check = run_python(
+        "import lockup.engine as e, lockup.playout as p, lockup.cards as c;"
+        "assert e.nth_card is p.nth and e.card_str is c.card_str;"
+        "assert type(e.Game.new.__func__).__name__ == 'function'",
+        tmp_path,
+        PYTHONWARNINGS="ignore",
+    )
+    assert check.returncode == 0, check.stderr
+
+
+@needs_build
+def test_an_incomplete_or_broken_build_makes_the_whole_group_run_from_source(
+    tmp_path: Path,
+) -> None:
+    package = copy_package(tmp_path)
+    # No build of one module: the others' extensions are passed over too.
+    for path in package.glob("playout.*.so"):
+        path.unlink()
+    done = run_python(REPORT, tmp_path)
+    assert_all_from_source(done, package)
+    assert "the compiled engine is incomplete (no extension for lockup/playout.py)" in done.stderr
+    # The group's library broken: the modules' extensions do not import.
+    shutil.rmtree(package)
+    package = copy_package(tmp_path)
+    for path in package.glob(f"{_accel.GROUP}__mypyc.*.so"):
+        path.write_bytes(b"not a library")
+    done = run_python(REPORT, tmp_path)
+    assert_all_from_source(done, package)
+    assert "lockup/cards.py's compiled extension does not import" in done.stderr
 
 
 def test_lockup_pure_python_runs_the_sources() -> None:
