@@ -43,7 +43,7 @@ def nth(mask: int, u: float) -> int:
     With ``u = rng.random()`` this draws a card uniformly. Every random choice of the
     engine draws this way: :meth:`lockup.engine.Game.chance_move` (the deal's shuffle
     aside), the playout, and ``lockup.engine.nth_card``, which is this function; the
-    search kernel (:mod:`lockup.bots._kernel`) picks the same k-th lowest card from its
+    search kernel (``lockup.bots._kernel``) picks the same k-th lowest card from its
     own 32-bit generator (``u = r / 2**32``).
     """
     k = int(u * mask.bit_count())
