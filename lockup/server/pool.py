@@ -1,9 +1,10 @@
 """The bot worker pool: computer players think off the event loop.
 
-Cheap levels (``random``, ``easy``, ``normal``: well under a millisecond a card) think in a
-small thread pool. The ``expert`` (a search of a tenth of a second and more) and any other
-level think in a pool of worker processes, so a long search never holds the server's event
-loop (nor its GIL): one game's expert never stalls another game. Hints think in a pool of
+The cheapest levels (``random``, ``easy``: a few microseconds a card) choose on the event
+loop; ``normal`` (well under a millisecond) thinks in a small thread pool. The ``expert``
+(a search of a tenth of a second and more) and any other level think in a pool of worker
+processes, so a long search never holds the server's event loop (nor its GIL): one game's
+expert never stalls another game. Hints think in a pool of
 their own, at a lower CPU priority and with a bounded queue, so no number of hints ever
 delays a bot.
 
@@ -31,8 +32,12 @@ from ..engine import SeatView
 
 log = logging.getLogger("lockup.server")
 
-THREAD_LEVELS = frozenset({"random", "easy", "normal"})
-"""Levels cheap enough to think in a thread."""
+INLINE_LEVELS = frozenset({"random", "easy"})
+"""Levels that choose in a few microseconds, less than handing a view to a thread and
+back costs: they choose on the event loop itself."""
+
+THREAD_LEVELS = frozenset({"normal"})
+"""Levels cheap enough to think in a thread (well under a millisecond a card)."""
 
 _local = threading.local()
 
@@ -265,7 +270,9 @@ class BotPool:
         by a random legal one: a game never stops on a bot's fault.
         """
         try:
-            if level in THREAD_LEVELS:
+            if level in INLINE_LEVELS:
+                card = choose_card(level, view)
+            elif level in THREAD_LEVELS:
                 card = await self._batcher.choose(level, view)
             else:
                 card = await self._bots.run(choose_card, level, view)

@@ -81,6 +81,12 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+RAW_SEND = "lockup.send"
+"""Scope key of a WebSocket's send as the server gave it, before the framework's layers:
+a game's frames go straight to it once the socket is accepted (each layer costs a coroutine
+call per frame, and a table sends several frames a card)."""
+
+
 class SecurityMiddleware:
     """Host check, forgery check and security headers for ``app`` (see the module)."""
 
@@ -122,6 +128,7 @@ class SecurityMiddleware:
                 )
                 return
         if kind == "websocket":
+            scope[RAW_SEND] = send  # the server's own send, for frames (see RAW_SEND)
             await self.app(scope, receive, send)
             return
         https = scope.get("scheme") == "https"

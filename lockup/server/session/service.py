@@ -27,6 +27,10 @@ from .seat import Seat
 
 log = logging.getLogger("lockup.server")
 
+NEW_GAME_PRIORITY = 2
+"""The move slots' priority of a new game's creation: after the moves of games in play (0)
+and of games just made (1, :attr:`GameSession.priority`)."""
+
 
 def game_key(game_id: str) -> str:
     """The key of a game's lease."""
@@ -313,15 +317,11 @@ class GameService:
             game_id, rules.to_dict(), names, [x.to_dict() for x in seats], None, room_id
         )
         create = Store.op_create_game(header, [], owners)
-        deck = list(range(52))
-        self.rng.shuffle(deck)
-        async with s.lock:
-            await s._apply(
-                "deal",
-                game.dealer,
-                deal=[deck[13 * i : 13 * i + 13] for i in range(4)],
-                before=(create,),
-            )
+        first = game.chance_move(self.rng, make=False)  # the first deal, drawn by the engine
+        # A new game's first write waits for a slot behind every game's moves (priority
+        # 2): a burst of new games never holds up the cards of games under way.
+        async with self.slots.hold(NEW_GAME_PRIORITY), s.lock:
+            await s._apply("deal", game.dealer, deal=first.deal, before=(create,))
         if not keep and self.leases is not None and s.lease is not None:
             s.closed = True
             await self.leases.release(s.lease.key)

@@ -8,6 +8,7 @@ import logging
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..net.limits import Limits, RateLimiter
+from ..net.security import RAW_SEND
 from ..protocol import (
     ProtocolError,
     error_of,
@@ -71,12 +72,17 @@ class Connection:
 
     async def run_sender(self) -> None:
         """Send queued frames in order until closed."""
+        raw = getattr(self.ws, "scope", {}).get(RAW_SEND)
+        queue = self._queue
         try:
             while True:
-                item = await self._queue.get()
+                item = queue.get_nowait() if queue.qsize() else await queue.get()
                 if isinstance(item, int):
                     await self.ws.close(code=item)
                     return
-                await self.ws.send_text(item)
+                if raw is None:
+                    await self.ws.send_text(item)
+                else:  # past the framework's layers (the socket is accepted by now)
+                    await raw({"type": "websocket.send", "text": item})
         except (WebSocketDisconnect, RuntimeError, OSError):
             return
