@@ -1,5 +1,5 @@
 """Generate lockup/web/static/js/types.js, the page's JSDoc types of the protocol, from the
-TypedDicts of lockup/server/protocol.py.
+TypedDicts of lockup/server/protocol/wire.py.
 
     python scripts/gen_types.py           # write types.js
     python scripts/gen_types.py --check   # exit 1 if types.js is not what it generates
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "lockup" / "server" / "protocol.py"
+SOURCE = ROOT / "lockup" / "server" / "protocol" / "wire.py"
 TARGET = ROOT / "lockup" / "web" / "static" / "js" / "types.js"
 
 JS_NAMES = {
@@ -40,8 +40,8 @@ SCALARS = {
 HEADER = """\
 // @ts-check
 // The page's view of docs/web-protocol.md, as JSDoc types (checked by `tsc --checkJs`).
-// GENERATED from the TypedDicts of lockup/server/protocol.py by scripts/gen_types.py:
-// do not edit; change protocol.py and run `python scripts/gen_types.py`
+// GENERATED from the TypedDicts of lockup/server/protocol/wire.py by scripts/gen_types.py:
+// do not edit; change wire.py and run `python scripts/gen_types.py`
 // (tests/test_protocol_types.py checks that this file is what it generates).
 // This module holds no code; other modules import its types with import("./types.js").
 """

@@ -20,6 +20,7 @@ from lockup import refusals
 from lockup.cards import card_str, cards_of
 from lockup.engine import DEAL, DISCARD, PLAY, Game, Rules
 from lockup.server import protocol as P
+from lockup.server.protocol import wire as W
 from lockup.server.views import move_events, public_view, seat_view, spectator_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +83,7 @@ def positions(seeds: range, rules: Rules | None = None) -> Any:
 
 
 def test_types_js_is_generated_from_protocol() -> None:
-    source = (ROOT / "lockup" / "server" / "protocol.py").read_text(encoding="utf-8")
+    source = (ROOT / "lockup" / "server" / "protocol" / "wire.py").read_text(encoding="utf-8")
     expected = gen_types.generate(source)
     actual = (JS / "types.js").read_text(encoding="utf-8")
     assert actual == expected, "run: python scripts/gen_types.py"
@@ -95,7 +96,7 @@ def test_types_js_is_generated_from_protocol() -> None:
 
 
 def test_types_js_has_every_wire_type_and_its_fields() -> None:
-    """Each TypedDict of protocol.py is a typedef of types.js with the same properties."""
+    """Each TypedDict of protocol/wire.py is a typedef of types.js with the same properties."""
     text = (JS / "types.js").read_text(encoding="utf-8")
     blocks = {
         m.group(1): m.group(0)
@@ -104,7 +105,7 @@ def test_types_js_has_every_wire_type_and_its_fields() -> None:
     found = 0
     for name in dir(P):
         td = getattr(P, name)
-        if not (isinstance(td, type) and is_typeddict(td)) or td.__module__ != P.__name__:
+        if not (isinstance(td, type) and is_typeddict(td)) or td.__module__ != W.__name__:
             continue
         js = gen_types.JS_NAMES.get(name, name)
         assert js in blocks, js
@@ -123,9 +124,9 @@ def test_generator_refuses_what_it_cannot_translate() -> None:
 
 
 def test_server_messages_cover_every_frame_type() -> None:
-    """Every ``"type"`` the server writes (protocol.py is the only module that builds
+    """Every ``"type"`` the server writes (protocol/frames.py is the only module that builds
     frames) is a member of ServerMessage, and each member's type is written."""
-    source = (ROOT / "lockup" / "server" / "protocol.py").read_text(encoding="utf-8")
+    source = (ROOT / "lockup" / "server" / "protocol" / "frames.py").read_text(encoding="utf-8")
     written = set(re.findall(r'"type": "(\w+)"', source)) | set(
         re.findall(r'\{\{"type":"(\w+)"', source)
     )

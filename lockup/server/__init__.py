@@ -4,7 +4,7 @@
 - :mod:`lockup.server.app`: :func:`create_app` builds the app from a config.
 - :mod:`lockup.server.routes`: the HTTP routes (pages, games, rooms, history and review).
 - :mod:`lockup.server.ws`: the game WebSocket, one connection per page, its limits.
-- :mod:`lockup.server.protocol`: every frame of docs/web-protocol.md, parsed or built.
+- :mod:`lockup.server.protocol`: every frame of docs/web-protocol.md, typed, parsed or built.
 - :mod:`lockup.server.session`: games as the server runs them, versioned per-seat events.
 - :mod:`lockup.server.rooms`: rooms with friends.
 - :mod:`lockup.server.reviews`: history, review, uploads, statistics.

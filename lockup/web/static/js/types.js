@@ -1,7 +1,7 @@
 // @ts-check
 // The page's view of docs/web-protocol.md, as JSDoc types (checked by `tsc --checkJs`).
-// GENERATED from the TypedDicts of lockup/server/protocol.py by scripts/gen_types.py:
-// do not edit; change protocol.py and run `python scripts/gen_types.py`
+// GENERATED from the TypedDicts of lockup/server/protocol/wire.py by scripts/gen_types.py:
+// do not edit; change wire.py and run `python scripts/gen_types.py`
 // (tests/test_protocol_types.py checks that this file is what it generates).
 // This module holds no code; other modules import its types with import("./types.js").
 
