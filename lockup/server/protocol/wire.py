@@ -300,6 +300,8 @@ class RoomOptionsJSON(TypedDict):
     grace: float
     turn_timer: float
     public: bool
+    rated: bool
+    quick: bool
 
 
 class RoomSnapshot(TypedDict):

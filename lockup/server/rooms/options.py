@@ -18,6 +18,7 @@ ROOM_KEYS = (
     "grace",
     "turn_timer",
     "public",
+    "rated",
     "name",
 )
 """The options of ``POST /api/rooms``."""
@@ -29,13 +30,17 @@ TIMER_RANGE = (5.0, 300.0)
 class RoomOptions:
     """A room's options: the rules, a computer level per seat, the grace period before a
     computer plays for a person who left (seconds), a turn timer (seconds, 0: none), and
-    whether the lobby lists it."""
+    whether the lobby lists it; whether its finished games change the players' ratings
+    (``rated``: the host's choice, always so at a quick-play table); whether it is a
+    quick-play table (``quick``: seated by ``POST /api/quickplay``, never by the host)."""
 
     rules: Rules = field(default_factory=Rules)
     levels: list[str] = field(default_factory=lambda: ["normal"] * 4)
     grace: float = 45.0
     turn_timer: float = 0.0
     public: bool = False
+    rated: bool = False
+    quick: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the store and the pages."""
@@ -45,6 +50,8 @@ class RoomOptions:
             "grace": self.grace,
             "turn_timer": self.turn_timer,
             "public": self.public,
+            "rated": self.rated,
+            "quick": self.quick,
         }
 
     @classmethod
@@ -55,7 +62,15 @@ class RoomOptions:
             lock_discards=data["lock_discards"],
             target=data["target"],
         )
-        return cls(rules, list(data["levels"]), data["grace"], data["turn_timer"], data["public"])
+        return cls(
+            rules,
+            list(data["levels"]),
+            data["grace"],
+            data["turn_timer"],
+            data["public"],
+            bool(data.get("rated", False)),  # rooms stored before ratings have neither
+            bool(data.get("quick", False)),
+        )
 
 
 def parse_room_options(
@@ -105,10 +120,13 @@ def parse_room_options(
     public = data.get("public", False)
     if not isinstance(public, bool):
         raise OptionError("public must be true or false")
+    rated = data.get("rated", False)
+    if not isinstance(rated, bool):
+        raise OptionError("rated must be true or false")
     name = data.get("name")
     if name is not None:
         name = check_name(name)
-    return RoomOptions(rules, list(chosen), grace, timer, public), name
+    return RoomOptions(rules, list(chosen), grace, timer, public, rated), name
 
 
 def check_name(name: Any) -> str:

@@ -279,6 +279,8 @@
  * @property {number} grace
  * @property {number} turn_timer
  * @property {boolean} public
+ * @property {boolean} rated
+ * @property {boolean} quick
  */
 
 /**
