@@ -335,6 +335,8 @@ PROTOCOL_CODES: Final[dict[str, str]] = {
     "bad-seat": "nobody sits in that seat to remove",
     "game-under-way": "the game is not over yet",
     "too-many-rooms": "the player has as many public rooms open as allowed",
+    "name-needed": "quick play needs a display name: the player has none and gave none",
+    "bad-name": "the display name given is not valid (1 to 24 characters, a letter or two)",
     "bad-option": "an option of a new game or room is not valid",
     "bad-request": "the body of the request is not what it must be",
     "bad-record": "an uploaded file is not a record that replays",

@@ -14,6 +14,7 @@ import sys
 from typing import Any, TextIO
 
 from ..engine import LOCK_DISCARDS, PICTURE_EXCEPTIONS, TARGETS, Rules
+from .ratings import format_ratings
 from .runner import ArenaConfig, ArenaError, run_arena
 from .specs import SpecError, parse_spec, split_bots
 
@@ -85,6 +86,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--json", metavar="FILE", help="write the summary as JSON (- for stdout)")
     p.add_argument("--records", metavar="DIR", help="keep every game as a lockup-record/1 file")
+    p.add_argument(
+        "--ratings",
+        action="store_true",
+        help="also rate the bots from the games (Weng-Lin, as the server rates players; "
+        "docs/ratings.md) and print bot, rating, mu, sigma, games",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -136,6 +143,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         iterations=args.iterations,
         bot_timeout=args.bot_timeout,
         records=args.records,
+        ratings=bool(getattr(args, "ratings", False)),
     )
 
 
@@ -293,6 +301,8 @@ def main(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.done()
     table = format_summary(summary)
+    if "ratings" in summary:
+        table += "\n\n" + format_ratings(summary["ratings"])
     text = json.dumps(summary, indent=2, ensure_ascii=False)
     if args.json == "-":
         print(table, file=sys.stderr)

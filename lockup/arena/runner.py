@@ -37,6 +37,7 @@ from ..engine import DEAL, DISCARD, OVER, PLAY, Game, Rules
 from ..record import dumps
 from . import stats
 from .external import FAULT_KINDS, BotFault, ExternalBot
+from .ratings import rate_games
 from .specs import BotSpec, build_bot
 
 FORMAT = "lockup-arena/1"
@@ -62,6 +63,8 @@ class ArenaConfig:
     records: str | None = None
     max_fault_lines: int = 10
     """Fault lines printed per bot on stderr; later faults are only counted."""
+    ratings: bool = False
+    """Rate the bots from the games (``--ratings``): the summary's ``ratings``."""
 
 
 @dataclass
@@ -395,7 +398,10 @@ def run_arena(config: ArenaConfig, progress: Progress | None = None) -> dict[str
     keep = _prefix(config, by_set)
     assert keep is not None
     sets = [sorted(by_set[k], key=lambda r: r.rotation) for k in range(keep)]
-    return summarize(config, sets, time.perf_counter() - start)
+    summary = summarize(config, sets, time.perf_counter() - start)
+    if config.ratings:
+        summary["ratings"] = rate_games(config.specs, [g for s in sets for g in s])
+    return summary
 
 
 def _run_pool(

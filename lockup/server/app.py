@@ -28,11 +28,15 @@ from .config import ServerConfig
 from .net.security import SecurityMiddleware, allowed_hosts
 from .net.tokens import Players, Tokens
 from .pool import BotPool
+from .quick import MemoryQueue, QuickPlay, RedisQueue
+from .ratings import RatingService
 from .reviews import Reviews
 from .rooms import RoomService
 from .routes.games import api_game, api_new_game, api_options, api_record, api_refusals
 from .routes.history import api_analysis, api_history, api_review, api_stats, api_upload
 from .routes.pages import _database_down, _not_found, _page, _room_page, healthz
+from .routes.quick import api_quickplay
+from .routes.ratings import api_leaderboard, api_my_ratings
 from .routes.rooms import (
     api_join_room,
     api_leave_room,
@@ -67,6 +71,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         Bus(config.redis, leases.owner) if config.redis is not None and leases is not None else None
     )
     service = GameService(the_store, pool, config, leases=leases)
+    ratings = RatingService(the_store, service.default_level)
+    service.on_finish = ratings.finished
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -74,6 +80,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         tokens = Tokens(await the_store.secret())
         app.state.players = Players(tokens, lambda t: _known_player(the_store, t))
         await service.start()
+        await ratings.start()
         watcher = None
         if bus is not None:
             Remotes(app, bus)
@@ -96,6 +103,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             if bus is not None:
                 await bus.close()
             await service.close()
+            await ratings.close()
             app.state.reviews.close()
             pool.close()
             await the_store.close()
@@ -110,6 +118,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         Route("/review/{game_id}", _page("review.html")),
         Route("/history", _page("history.html")),
         Route("/stats", _page("stats.html")),
+        Route("/leaderboard", _page("leaderboard.html")),
         Route("/healthz", healthz),
         Route("/api/options", api_options, methods=["GET"]),
         Route("/api/refusals", api_refusals, methods=["GET"]),
@@ -121,9 +130,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         Route("/api/rooms/{room_id}", api_room, methods=["GET"]),
         Route("/api/rooms/{room_id}/join", api_join_room, methods=["POST"]),
         Route("/api/rooms/{room_id}/leave", api_leave_room, methods=["POST"]),
+        Route("/api/quickplay", api_quickplay, methods=["POST"]),
         Route("/api/profile", api_profile, methods=["GET", "POST"]),
         Route("/api/history", api_history, methods=["GET"]),
         Route("/api/stats", api_stats, methods=["GET"]),
+        Route("/api/leaderboard", api_leaderboard, methods=["GET"]),
+        Route("/api/ratings/me", api_my_ratings, methods=["GET"]),
         Route("/api/uploads", api_upload, methods=["POST"]),
         Route("/api/games/{game_id}/review", api_review, methods=["GET"]),
         Route("/api/games/{game_id}/analysis", api_analysis, methods=["GET", "POST"]),
@@ -143,6 +155,13 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     app.state.service = service
     app.state.rooms = RoomService(service)
+    app.state.quick = QuickPlay(
+        app.state.rooms,
+        RedisQueue(bus.redis) if bus is not None else MemoryQueue(),
+        config.quick_wait,
+        service.default_level,
+    )
+    app.state.ratings = ratings
     app.state.reviews = Reviews(the_store, config.analysis_workers, config.analysis_iterations)
     app.state.store = the_store
     app.state.guards = Guards(config.limits, bus.redis if bus is not None else None)

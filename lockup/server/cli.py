@@ -125,6 +125,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="WebSocket messages one connection may send (default 60/10; 0: no limit)",
     )
     p.add_argument(
+        "--quick-wait",
+        type=float,
+        default=d.quick_wait,
+        metavar="SECONDS",
+        help="quick play: seconds from a table's first person to its start, computers in "
+        "the seats still empty; a full table starts at once (default 20)",
+    )
+    p.add_argument(
+        "--quick-per-player",
+        default=str(d.limits.quick_player),
+        metavar="BURST/SECONDS",
+        help="quick-play requests one player may make (default 10/60; 0: no limit)",
+    )
+    p.add_argument(
+        "--quick-per-address",
+        default=str(d.limits.quick_address),
+        metavar="BURST/SECONDS",
+        help="quick-play requests one client address may make (default 20/60; 0: no limit)",
+    )
+    p.add_argument(
         "--purge-unplayed-after",
         type=float,
         default=d.purge_unplayed_after,
@@ -261,6 +281,8 @@ def _serve(args: argparse.Namespace) -> int:
         return fail("--analysis-workers must be at least 1")
     if args.analysis_iterations is not None and not 1 <= args.analysis_iterations <= 100_000:
         return fail("--analysis-iterations must be 1 to 100000")
+    if not 1 <= args.quick_wait <= 600:
+        return fail("--quick-wait must be 1 to 600 seconds")
     for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
         if not getattr(args, name) >= 0:
             return fail(f"--{name.replace('_', '-')} must be 0 or more")
@@ -270,6 +292,8 @@ def _serve(args: argparse.Namespace) -> int:
             hints=Rate.parse(args.hints_per_player),
             new_games_player=Rate.parse(args.new_games_per_player),
             new_games_address=Rate.parse(args.new_games_per_address),
+            quick_player=Rate.parse(args.quick_per_player),
+            quick_address=Rate.parse(args.quick_per_address),
         )
     except ValueError as e:
         return fail(str(e))
@@ -307,6 +331,7 @@ def _serve(args: argparse.Namespace) -> int:
         analysis_workers=args.analysis_workers,
         analysis_iterations=args.analysis_iterations,
         redis=args.redis,
+        quick_wait=args.quick_wait,
     )
     app = create_app(config, store=store)
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

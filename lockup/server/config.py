@@ -62,6 +62,9 @@ class ServerConfig:
     """Processes the reviews' analyses run in (see :class:`~lockup.server.reviews.Reviews`)."""
     analysis_iterations: int | None = None
     """The budget of one analysis (None: the analysis' own)."""
+    quick_wait: float = 20.0
+    """Seconds from a quick-play table's first person to its start (computers in the
+    seats still empty); a table whose four seats fill starts at once."""
     redis: str | None = None
     """A Redis URL: this process is one of several on one database (PostgreSQL), games
     owned under leases, WebSockets forwarded (see :mod:`lockup.server.cluster`)."""

@@ -11,6 +11,8 @@ from ..engine import TARGETS
 from .words import LANGS, default_language, set_language, tr
 
 DEFAULT_SAVE = "lockup-game.json"
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+"""The server ``--quick`` asks when no ``--server`` is given (``lockup serve``'s default)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="play in the terminal against the computer (or at a lockup serve table)",
         description="Play Lockup in the terminal (docs/terminal.md): you at South against "
         "three computers, saved after every card; or, with --server, at a table of a "
-        "running lockup serve.",
+        "running lockup serve; or, with --quick, at a table of people there.",
     )
     p.add_argument(
         "--level",
@@ -72,6 +74,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "server's address for your own game there",
     )
     p.add_argument(
+        "--quick",
+        action="store_true",
+        help="play people: a seat at the server's next table of people (computers take "
+        f"the seats nobody comes for); --server is its address (default {DEFAULT_SERVER}), "
+        "--name your name there (asked if not given)",
+    )
+    p.add_argument(
         "--lang",
         default=None,
         choices=list(LANGS),
@@ -121,11 +130,11 @@ def _play(args: argparse.Namespace) -> int:
     driver: Driver
     saved: Path | None = None
     notice: str | None = None
-    if args.server is not None:
+    if args.server is not None or args.quick:
         from .remote import RemoteDriver
 
         try:
-            remote = RemoteDriver(args.server, name=args.name)
+            remote = RemoteDriver(args.server or DEFAULT_SERVER, name=args.name, quick=args.quick)
         except ValueError as e:
             return fail(str(e))
         unreachable = remote.reach()
@@ -133,6 +142,13 @@ def _play(args: argparse.Namespace) -> int:
             return fail(unreachable, 1)
         if not _terminal():
             return fail(no_terminal)
+        if args.quick and not (args.name or "").strip():
+            try:
+                remote.name = input(tr("cli.askName")).strip()
+            except EOFError:
+                remote.name = ""
+            if not remote.name:
+                return fail("quick play needs your name at the table (--name NAME)")
         driver = remote
     else:
         from ..engine import Rules

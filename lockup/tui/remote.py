@@ -10,13 +10,21 @@ rule is the server's: a refused card shows the ``error`` frame's reason.
 URLs: ``http://HOST:PORT/room/ID?invite=KEY`` (a seat in a room),
 ``http://HOST:PORT/watch/ID?key=KEY`` (a spectator) or ``http://HOST:PORT/`` (the
 player's own game at that server, against its bots).
+
+Quick play (``lockup play --quick``): ``POST /api/quickplay`` with the person's name
+gives a seat at a table of people and its invite link; from there it is a room's seat.
+While the table waits, the terminal says who is there and counts down to the computers
+taking the empty seats (the room frames' ``starts_in``); quitting before the start gives
+the seat up (``POST /api/rooms/{id}/leave``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -74,10 +82,21 @@ class Target:
 class RemoteDriver(Driver):
     """A table of a ``lockup serve``, played over its WebSocket."""
 
-    def __init__(self, url: str, *, name: str | None = None) -> None:
+    def __init__(self, url: str, *, name: str | None = None, quick: bool = False) -> None:
         super().__init__()
         self.target = Target.parse(url)
+        if quick and self.target.kind != "game":
+            raise ValueError(
+                "--quick takes the server's address (http://HOST:PORT), not a room's or a "
+                "watch link"
+            )
+        self.quick = quick
         self.name = name
+        self.cookie: str | None = None
+        self.starts_at: float | None = None
+        """When (the event loop's clock) the waiting quick table starts."""
+        self._ticker: asyncio.Task[None] | None = None
+        self._left = False
         self.version = 0
         self.players: list[str] | None = None
         self.room: dict[str, Any] | None = None
@@ -91,6 +110,8 @@ class RemoteDriver(Driver):
             "room": tr("title.room", room=self.target.room),
             "watch": tr("title.watch", room=self.target.room),
         }[self.target.kind]
+        if quick:
+            self.title = tr("title.quick", host=host)
 
     def reach(self, timeout: float = 10.0) -> str | None:
         """Whether the server answers (``GET /``): None, or why it cannot be reached."""
@@ -106,7 +127,10 @@ class RemoteDriver(Driver):
         self.app.exit(return_code=1)
 
     async def start(self) -> None:
-        self.app.say(tr("say.connecting", base=self.target.base))
+        base = self.target.base
+        self.app.say(
+            tr("quick.asking", base=base) if self.quick else tr("say.connecting", base=base)
+        )
         self.app.run_worker(self._run(), group="remote", exclusive=True)
 
     # ---------------------------------------------------------------- connection
@@ -114,6 +138,8 @@ class RemoteDriver(Driver):
     async def _join(self, http: httpx.AsyncClient) -> dict[str, Any] | None:
         """Get the cookie and a seat; the hello to send, or None (the reason is shown)."""
         await http.get("/")
+        if self.quick:
+            return await self._quick(http)
         t = self.target
         if t.kind == "room":
             body: dict[str, Any] = {"invite": t.key}
@@ -134,6 +160,23 @@ class RemoteDriver(Driver):
             return None
         return {"type": "hello", "game": r.json()["game"], "since": 0}
 
+    async def _quick(self, http: httpx.AsyncClient) -> dict[str, Any] | None:
+        """A seat at a quick-play table (``POST /api/quickplay``); then a room's hello."""
+        r = await http.post("/api/quickplay", json={"name": self.name} if self.name else {})
+        if r.status_code != 200:
+            if _code(r) == "name-needed":
+                self._fail(
+                    "the server needs your name at the table: lockup play --quick --name NAME"
+                )
+            else:
+                self._fail(f"no table of people at {self.target.base}: {_reason(r)}")
+            return None
+        data = r.json()
+        invite = Target.parse(str(data["invite"]))
+        self.target = replace(invite, base=self.target.base)
+        self._set_start(data.get("starts_in"))
+        return {"type": "hello", "room": self.target.room, "since": 0}
+
     async def _run(self) -> None:
         headers = {"Origin": self.target.base}
         async with httpx.AsyncClient(base_url=self.target.base, timeout=20) as http:
@@ -142,7 +185,7 @@ class RemoteDriver(Driver):
             except httpx.HTTPError as e:
                 self._fail(f"cannot reach {self.target.base}: {e or type(e).__name__}")
                 return
-            cookie = http.cookies.get(COOKIE)
+            cookie = self.cookie = http.cookies.get(COOKIE)
         if hello is None:
             return
         if cookie:
@@ -275,12 +318,81 @@ class RemoteDriver(Driver):
             if self.players is None or room.get("status") == "open":
                 self.players = names
                 self.app.players = names
+        if self.quick or (room.get("options") or {}).get("quick"):
+            self.quick = True
+            rated = tr("title.rated")
+            if (room.get("options") or {}).get("rated") and not self.title.endswith(rated):
+                self.title += rated
+            self._set_start(room.get("starts_in") if room.get("status") == "open" else None)
+            return
         if room.get("status") == "open":
             people = sum(1 for s in seats if s.get("kind") == "person")
             if room.get("you") is not None and room.get("you") == room.get("host"):
                 self.app.say(tr("say.waitHost", people=people))
             else:
                 self.app.say(tr("say.waitGuest", people=people))
+
+    # ---------------------------------------------------------------- quick play
+
+    def _set_start(self, starts_in: Any) -> None:
+        """A waiting quick table's start (``starts_in`` seconds from now; None: no wait):
+        the waiting line is said now and every second until then."""
+        loop = asyncio.get_running_loop()
+        if isinstance(starts_in, int | float) and not isinstance(starts_in, bool):
+            self.starts_at = loop.time() + max(0.0, float(starts_in))
+        else:
+            self.starts_at = None
+        if self.starts_at is not None and self.room is not None:
+            self._say_waiting()
+        if self.starts_at is not None and self._ticker is None:
+            self._ticker = loop.create_task(self._tick())
+        elif self.starts_at is None and self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    async def _tick(self) -> None:
+        while self.starts_at is not None:
+            await asyncio.sleep(1.0)
+            if self.starts_at is not None and self.room is not None:
+                self._say_waiting()
+
+    def _say_waiting(self) -> None:
+        """Who is at the waiting table, and the countdown to the computers."""
+        room = self.room or {}
+        seats = room.get("seats") or []
+        you = room.get("you")
+        names = [
+            shown(s.get("name") or tr("say.seatN", n=s["seat"]))
+            + (tr("you.mark") if s["seat"] == you else "")
+            for s in seats
+            if s.get("kind") == "person"
+        ]
+        empty = sum(1 for s in seats if s.get("kind") == "empty")
+        left = 0.0 if self.starts_at is None else self.starts_at - asyncio.get_running_loop().time()
+        n = max(0, math.ceil(left - 1e-9))
+        if not empty:
+            self.app.say(tr("quick.full"))
+        elif n <= 0:
+            self.app.say(tr("quick.starting", names=", ".join(names)))
+        else:
+            key = "quick.waitOne" if empty == 1 else "quick.wait"
+            self.app.say(tr(key, names=", ".join(names), n=n))
+
+    async def _leave(self) -> None:
+        """Quitting at a quick table before its start gives the seat up."""
+        room = self.room
+        if self._left or not self.quick or room is None or room.get("status") != "open":
+            return
+        if room.get("you") is None or self.cookie is None:
+            return
+        self._left = True
+        with contextlib.suppress(httpx.HTTPError):
+            async with httpx.AsyncClient(base_url=self.target.base, timeout=5) as http:
+                await http.post(
+                    f"/api/rooms/{room['id']}/leave",
+                    json={},
+                    cookies={COOKIE: self.cookie},
+                )
 
     # ---------------------------------------------------------------- the person
 
@@ -296,9 +408,23 @@ class RemoteDriver(Driver):
 
     async def stop(self) -> None:
         self.closed = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        self.starts_at = None
+        await self._leave()
         ws = self.ws
         if ws is not None:
             await ws.close()
+
+
+def _code(r: httpx.Response) -> str | None:
+    """The ``error`` code of a refusal, if it has one."""
+    try:
+        data = r.json()
+    except ValueError:
+        return None
+    return str(data.get("error")) if isinstance(data, dict) and data.get("error") else None
 
 
 def _reason(r: httpx.Response) -> str:

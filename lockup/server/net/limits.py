@@ -219,6 +219,11 @@ class Limits:
     seconds."""
     names_address: Rate = field(default_factory=lambda: Rate(30, 2.0))
     """The same per client address: 30 at once, then one every 2 seconds."""
+    quick_player: Rate = field(default_factory=lambda: Rate(10, 6.0))
+    """Quick-play requests (``POST /api/quickplay``) per player: 10 at once, then one
+    every 6 seconds."""
+    quick_address: Rate = field(default_factory=lambda: Rate(20, 3.0))
+    """The same per client address: 20 at once, then one every 3 seconds."""
     public_rooms_player: int = 2
     """Public rooms one player may hold open at once (0: no cap)."""
     public_rooms_address: int = 3

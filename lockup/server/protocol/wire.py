@@ -317,6 +317,9 @@ class RoomSnapshot(TypedDict):
     game: str | None
     rematch: list[int]
     rematch_waiting: list[int]
+    starts_in: float | None
+    """A quick-play table still open: seconds until its game starts, as of the moment
+    the snapshot was sent; null otherwise."""
     invite: NotRequired[str]
     watch: NotRequired[str]
 
@@ -411,6 +414,17 @@ class GameInfo(TypedDict):
     level: str | None
 
 
+class QuickPlayAnswer(TypedDict):
+    """The answer of ``POST /api/quickplay``: the quick table and seat the person now has,
+    the table's invite link (the room page; they sit there already), and seconds until
+    its game starts (0: started)."""
+
+    room: str
+    seat: int
+    invite: str
+    starts_in: float
+
+
 class ApiError(TypedDict):
     """The body of a refused HTTP request: ``error`` one of
     :func:`lockup.refusals.server_codes`."""
@@ -463,3 +477,52 @@ class Options(TypedDict):
     default_level: str
     rules: RuleChoices
     room: RoomLimits
+
+
+class LeaderboardEntry(TypedDict):
+    """A row of ``GET /api/leaderboard``: a person (by name, never their token) or a
+    computer level; ``rating`` is the number shown (``mu - 3 sigma``, docs/ratings.md)."""
+
+    rank: int
+    name: str | None
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    kind: Literal["person", "computer"]
+    level: NotRequired[str]
+    you: bool
+
+
+class Leaderboard(TypedDict):
+    """The answer of ``GET /api/leaderboard``."""
+
+    players: list[LeaderboardEntry]
+
+
+class RatingChange(TypedDict):
+    """A rated game the player sat at (``GET /api/ratings/me``): the shown rating before
+    and after it and the change; all None when they sat out (``rated`` false)."""
+
+    game: str
+    date: str
+    seat: int
+    rated: bool
+    sat_out: bool
+    before: float | None
+    after: float | None
+    change: float | None
+    mu: float | None
+    sigma: float | None
+
+
+class MyRating(TypedDict):
+    """The answer of ``GET /api/ratings/me``: the player's rating now (None before their
+    first rated game), their rank on the leaderboard, and their rated games, oldest first."""
+
+    rating: float | None
+    mu: float | None
+    sigma: float | None
+    games: int
+    rank: int | None
+    history: list[RatingChange]

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import time
 from typing import Any, Protocol
 
 from ..protocol import room_frame
@@ -44,6 +45,10 @@ def loop_time() -> float:
     return asyncio.get_running_loop().time()
 
 
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 2)
+
+
 class Room:
     """One room in memory: its keys, options, seating and current game."""
 
@@ -67,6 +72,8 @@ class Room:
         self._presence: asyncio.TimerHandle | None = None
         self._last_sent = 0.0
         self._host_timer: asyncio.TimerHandle | None = None
+        self._start_timer: asyncio.TimerHandle | None = None
+        """A quick table's start, due at its start time."""
 
     @property
     def status(self) -> str:
@@ -142,6 +149,7 @@ class Room:
             "game": self.game_id,
             "rematch": sorted(seating.rematch),
             "rematch_waiting": seating.awaited(loop_time()),
+            "starts_in": _rounded(seating.starts_in(time.time())),
         }
         if you is not None:
             out["invite"] = self.invite
@@ -180,6 +188,14 @@ class Room:
 
         self._presence = asyncio.get_running_loop().call_later(wait, send)
 
+    def _stored_options(self) -> dict[str, Any]:
+        """The options as stored: a quick table's start time with them (wall-clock
+        seconds), so that a process taking the room over still starts it on time."""
+        out = self.options.to_dict()
+        if self.seating.starts_at is not None:
+            out["starts_at"] = self.seating.starts_at
+        return out
+
     def to_row(self) -> dict[str, Any]:
         """The room's row in the store."""
         seats = [
@@ -191,7 +207,7 @@ class Room:
             "invite": self.invite,
             "watch": self.watch,
             "host": self.seating.host,
-            "options": json.dumps(self.options.to_dict()),
+            "options": json.dumps(self._stored_options()),
             "seats": json.dumps(seats, ensure_ascii=False),
             "game_id": self.game_id,
             "status": self.status,

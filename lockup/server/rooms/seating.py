@@ -28,6 +28,10 @@ The rules of membership:
   last page closed is still awaited :data:`RELOAD_WAIT` seconds, the time of a reload).
 - The host removes a person (``remove``) at any time but ``closed``: the seat is empty
   (a computer's during a game) and that person's pages watch.
+- A quick-play table (``quick``) has no host powers: nobody starts it or removes anyone.
+  It starts on its own (:meth:`Seating.start_quick`) once every seat is taken or its start
+  time (``starts_at``, wall-clock seconds) has come; the host still passes on and the
+  last person leaving still closes it.
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ class Seating:
         *,
         grace: float = 45.0,
         now: float = 0.0,
+        quick: bool = False,
+        starts_at: float | None = None,
     ) -> None:
         if len(seats) != 4 or status not in STATUSES:
             raise ValueError("a room has four seats and a known status")
@@ -98,6 +104,10 @@ class Seating:
         self.away_since: dict[str, float] = {p: now for p in self.people()}
         """Seated people with no page open, and since when (a room loaded from the store
         starts with everyone away)."""
+        self.quick = quick
+        """A quick-play table: no host powers, it starts on its own."""
+        self.starts_at = starts_at if quick else None
+        """A quick table's start time, in wall-clock seconds (``time.time()``)."""
 
     # ------------------------------------------------------------------ questions
 
@@ -127,8 +137,29 @@ class Seating:
         return sum(1 for p in self.pages if self.view_of(p) == SPECTATOR)
 
     def host_seat(self) -> int | None:
-        """The host's seat (None once the room is closed)."""
-        return self.seat_of(self.host)
+        """The host's seat (None once the room is closed, and at a quick table, which has
+        no host powers)."""
+        return None if self.quick else self.seat_of(self.host)
+
+    def starts_in(self, wall: float) -> float | None:
+        """A quick table still open: seconds until it starts (``wall``: now, wall-clock);
+        None otherwise."""
+        if not self.quick or self.status != OPEN or self.starts_at is None:
+            return None
+        return max(0.0, self.starts_at - wall)
+
+    def start_due(self, wall: float) -> bool:
+        """Whether a quick table starts now: open, and every seat taken or its start time
+        come (``wall``: now, wall-clock)."""
+        return (
+            self.quick
+            and self.status == OPEN
+            and bool(self.people())
+            and (all(s is not None for s in self.seats) or self._time_come(wall))
+        )
+
+    def _time_come(self, wall: float) -> bool:
+        return self.starts_at is not None and wall >= self.starts_at
 
     def awaited(self, now: float) -> list[int]:
         """``over``: the seats whose rematch vote is still needed: not voted, and present
@@ -226,6 +257,8 @@ class Seating:
     def removable(self, by: str | None, seat: object) -> str:
         """The token of the person the host ``by`` may remove at ``seat``; raises
         ``not-host``, ``bad-message`` or ``bad-seat`` (nothing changes either way)."""
+        if self.quick:
+            raise ProtocolError("not-host", "Nobody removes anyone at a quick-play table.")
         if by != self.host or self.status == CLOSED:
             raise ProtocolError("not-host", "Only the host removes someone.")
         if type(seat) is not int or not 0 <= seat <= 3:
@@ -276,9 +309,20 @@ class Seating:
             raise ProtocolError("game-over", "The game is over: ask for a rematch instead.")
         if self.status == CLOSED:
             raise ProtocolError("room-closed", "The room is closed.")
+        if self.quick:
+            raise ProtocolError(
+                "not-host", "A quick-play table starts on its own, when full or on time."
+            )
         if by != self.host:
             raise ProtocolError("not-host", "Only the host starts the game.")
         self._playing()
+
+    def start_quick(self, wall: float) -> bool:
+        """Start a quick table's game if it is due (:meth:`start_due`); True if it did."""
+        if not self.start_due(wall):
+            return False
+        self._playing()
+        return True
 
     def game_over(self) -> None:
         """The room's game ended."""

@@ -17,29 +17,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 import logging
 import secrets
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
-
-from sqlalchemy import select, update
-from sqlalchemy.engine import Connection
 
 from ...engine import DEFAULT_PLAYERS
 from ..protocol import ProtocolError, room_frame
 from ..session import GameService, GameSession, Seat, TableOptions
-from ..store import players_table, rooms_table
+from . import rows
 from .options import RoomOptions
 from .room import Room, RoomMember, loop_time
-from .seating import OPEN, OVER, PLAYING, RELOAD_WAIT, SPECTATOR, Seating, Sitter
+from .seating import CLOSED, OPEN, OVER, PLAYING, RELOAD_WAIT, SPECTATOR, Seating, Sitter
 
 log = logging.getLogger("lockup.server")
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def new_room_id() -> str:
+    """A new room's id (72 random bits)."""
+    return secrets.token_urlsafe(9)
+
+
+def new_key() -> str:
+    """A new invite or watch key (144 random bits)."""
+    return secrets.token_urlsafe(18)
 
 
 def no_room() -> ProtocolError:
@@ -55,6 +62,10 @@ class RoomService:
         self.games = games
         self.store = games.store
         self.rooms: dict[str, Room] = {}
+        self._making: dict[str, asyncio.Future[None]] = {}
+        """Rooms being made under an id chosen beforehand (:meth:`making`)."""
+        self.on_quick_closed: Callable[[str], None] | None = None
+        """Told the id of a quick table that takes nobody more (it started or closed)."""
         games.on_load = self._attach_loaded
         games.on_lost_room = self._lost
         games.on_forget_room_game = self._release_if_idle
@@ -70,27 +81,11 @@ class RoomService:
 
     # ------------------------------------------------------------------ store
 
-    def _op_save(self, room: Room, *, new: bool = False) -> Callable[[Connection], None]:
-        row = room.to_row()
-
-        def op(conn: Connection) -> None:
-            now = _now()
-            if new:
-                conn.execute(rooms_table.insert().values(**row, created_at=now, updated_at=now))
-            else:
-                conn.execute(
-                    update(rooms_table)
-                    .where(rooms_table.c.id == room.id)
-                    .values(**row, updated_at=now)
-                )
-
-        return op
-
     async def _save(self, room: Room, *, new: bool = False) -> None:
         """Store the room, under its lease when several processes share the database."""
         leases = self.games.leases
         lease = leases.held.get(f"room:{room.id}") if leases is not None else None
-        await self.store.write(self._op_save(room, new=new), lease=lease)
+        await self.store.write(rows.op_save(room, new=new), lease=lease)
 
     @contextlib.contextmanager
     def _undo_on_error(self, room: Room) -> Iterator[None]:
@@ -108,35 +103,26 @@ class RoomService:
         its game in memory too."""
         if not isinstance(room_id, str) or not 1 <= len(room_id) <= 16:
             return None
+        making = self._making.get(room_id)
+        if making is not None:  # being made here: wait for it rather than read no row
+            await asyncio.shield(making)
         room = self.rooms.get(room_id)
         if room is None:
-
-            def read(conn: Connection) -> Any:
-                return conn.execute(select(rooms_table).where(rooms_table.c.id == room_id)).first()
-
             leases = self.games.leases
             if leases is not None:  # raises OwnedElsewhere while another process has it
                 await leases.acquire(f"room:{room_id}")
-            row = await self.store.read(read)
+            row = await self.store.read(rows.op_read(room_id))
             if row is None:
                 if leases is not None:
                     leases.release_soon(f"room:{room_id}")
                 return None
             room = self.rooms.get(room_id)  # loaded meanwhile by another page
             if room is None:
-                room = self.rooms[room_id] = self._from_row(row)
+                room = self.rooms[room_id] = rows.from_row(row)
+                self._watch_start(room)  # a quick table taken over still starts on time
         if live:
             await self._live(room)
         return room
-
-    def _from_row(self, row: Any) -> Room:
-        options = RoomOptions.from_dict(json.loads(row.options))
-        sitters = [
-            Sitter(d["player"], d.get("name") or DEFAULT_PLAYERS[i]) if d.get("player") else None
-            for i, d in enumerate(json.loads(row.seats))
-        ]
-        seating = Seating(row.host, sitters, row.status, grace=options.grace, now=loop_time())
-        return Room(row.id, row.invite, row.watch, options, seating, row.game_id)
 
     async def _live(self, room: Room) -> None:
         """Make sure the room's game is in memory (it leaves when nobody uses it)."""
@@ -149,51 +135,34 @@ class RoomService:
     async def lobby(self, limit: int = 50, per_address: int = 2) -> list[dict[str, Any]]:
         """Public rooms people may still join, newest first: ``limit`` at most, and at
         most ``per_address`` made from one address."""
-        out = []
-        for row in await self.store.lobby_rows(limit, per_address):
-            seats = json.loads(row.seats)
-            options = json.loads(row.options)
-            host = next((s.get("name") for s in seats if s.get("player") == row.host), None)
-            keys = ("target", "picture_exception", "lock_discards", "levels", "turn_timer")
-            out.append(
-                {
-                    "room": row.id,
-                    "host": host,
-                    "seated": sum(1 for s in seats if s.get("player")),
-                    "options": {k: options[k] for k in keys},
-                }
-            )
-        return out
+        return [rows.lobby_entry(row) for row in await self.store.lobby_rows(limit, per_address)]
 
     # ------------------------------------------------------------------ names
 
     async def name_of(self, player: str) -> str | None:
         """The display name ``player`` chose, or None."""
-
-        def read(conn: Connection) -> Any:
-            return conn.execute(
-                select(players_table.c.name).where(players_table.c.id == player)
-            ).scalar_one_or_none()
-
-        name: str | None = await self.store.read(read)
+        name: str | None = await self.store.read(rows.op_name(player))
         return name
 
     async def set_name(self, player: str, name: str) -> None:
         """Keep ``name`` as ``player``'s display name."""
-
-        def op(conn: Connection) -> None:
-            done = conn.execute(
-                update(players_table).where(players_table.c.id == player).values(name=name)
-            ).rowcount
-            if not done:
-                conn.execute(players_table.insert().values(id=player, name=name, created_at=_now()))
-
-        await self.store.write(op)
+        await self.store.write(rows.op_set_name(player, name))
 
     # ------------------------------------------------------------------ seats
 
-    async def create(self, host: str, options: RoomOptions, name: str | None) -> Room:
-        """A new room with ``host`` at South."""
+    async def create(
+        self,
+        host: str,
+        options: RoomOptions,
+        name: str | None,
+        *,
+        room_id: str | None = None,
+        invite: str | None = None,
+        starts_at: float | None = None,
+    ) -> Room:
+        """A new room with ``host`` at South (``room_id`` and ``invite``: chosen
+        beforehand, see :meth:`making`; ``starts_at``: a quick table's start time,
+        wall-clock seconds)."""
         if name is not None:
             await self.set_name(host, name)
         else:
@@ -204,20 +173,43 @@ class RoomService:
             OPEN,
             grace=options.grace,
             now=loop_time(),
+            quick=options.quick,
+            starts_at=starts_at,
         )
         room = Room(
-            secrets.token_urlsafe(9),
-            secrets.token_urlsafe(18),
-            secrets.token_urlsafe(18),
+            room_id or new_room_id(),
+            invite or new_key(),
+            new_key(),
             options,
             seating,
             None,
         )
-        if self.games.leases is not None:
-            await self.games.leases.acquire(f"room:{room.id}")
+        leases = self.games.leases
+        if leases is not None and f"room:{room.id}" not in leases.held:
+            await leases.acquire(f"room:{room.id}")
         await self._save(room, new=True)
         self.rooms[room.id] = room
+        self._watch_start(room)
         return room
+
+    @contextlib.asynccontextmanager
+    async def making(self, room_id: str) -> AsyncIterator[None]:
+        """Hold ``room_id`` while a room of that id may be made (:meth:`create` with
+        it): its lease taken (several processes; raises ``OwnedElsewhere``), and
+        :meth:`get` of it waiting until the block ends. The lease is given back if no
+        room was made."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._making[room_id] = fut
+        leases = self.games.leases
+        try:
+            if leases is not None:
+                await leases.acquire(f"room:{room_id}")
+            yield
+        finally:
+            self._making.pop(room_id, None)
+            fut.set_result(None)
+            if leases is not None and room_id not in self.rooms:
+                leases.release_soon(f"room:{room_id}")
 
     async def join(
         self, room: Room, player: str, invite: str | None, seat: Any, name: str | None
@@ -242,6 +234,8 @@ class RoomService:
                 await self._save(room)
         self._sync(room)
         room.broadcast()
+        if room.seating.start_due(time.time()):  # a quick table's fourth person
+            await self._start_quick(room)
         return taken
 
     async def leave(self, room: Room, player: str) -> None:
@@ -274,6 +268,71 @@ class RoomService:
         self._sync(room)
         room.broadcast()
         self._watch_host(room)
+        if room.seating.quick and room.status == CLOSED:
+            self._quick_closed(room)
+            self._forget_if_unseen(room)
+
+    # ------------------------------------------------------------------ quick tables
+
+    def _watch_start(self, room: Room) -> None:
+        """A quick table still open: start it at its start time (at once if that has
+        passed, as for a table taken over from a process that stopped)."""
+        if room._start_timer is not None:
+            room._start_timer.cancel()
+            room._start_timer = None
+        starts_in = room.seating.starts_in(time.time())
+        if starts_in is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def due() -> None:
+            room._start_timer = None
+            current = self.rooms.get(room.id)  # the copy in memory now, if reloaded
+            if current is not None:
+                loop.create_task(self._start_quick(current))
+
+        # The loop's clock is not the wall clock the start time is in, and a timer may
+        # fire a little early: a table found not yet due is watched again (below).
+        room._start_timer = loop.call_later(max(starts_in, 0.02), due)
+
+    async def _start_quick(self, room: Room) -> None:
+        """Start a quick table's game if it is due: full, or its start time come; the
+        empty seats are computers."""
+        try:
+            async with room.lock:
+                if not room.seating.start_due(time.time()):
+                    if room.status == OPEN and self.rooms.get(room.id) is room:
+                        self._watch_start(room)  # woken early: wait for the start time
+                    return
+                with self._undo_on_error(room):
+                    room.seating.start_quick(time.time())
+                    session = await self._new_game(room)
+        except Exception as e:  # the database: tried again shortly
+            log.error("room %s: the quick table could not start: %r", room.id, e)
+            loop = asyncio.get_running_loop()
+            room._start_timer = loop.call_later(1.0, lambda: self._watch_start(room))
+            return
+        if room._start_timer is not None:
+            room._start_timer.cancel()
+            room._start_timer = None
+        self._after_game(room, session)
+        self._quick_closed(room)
+        self._forget_if_unseen(room)
+
+    def _forget_if_unseen(self, room: Room) -> None:
+        """A room no page has open leaves memory (it stays stored), as when the last
+        page closes."""
+        if not room.seating.pages and self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+            self._release_if_idle(room.id)
+
+    def _quick_closed(self, room: Room) -> None:
+        """A quick table takes nobody more: the queue stops sending people there."""
+        if room._start_timer is not None:
+            room._start_timer.cancel()
+            room._start_timer = None
+        if self.on_quick_closed is not None:
+            self.on_quick_closed(room.id)
 
     # ------------------------------------------------------------------ games
 
@@ -381,9 +440,8 @@ class RoomService:
             )
         room.presence_changed()
         self._watch_host(room)
-        if not room.seating.pages and self.rooms.get(room.id) is room:
-            del self.rooms[room.id]
-            self._release_if_idle(room.id)
+        if room.seating.starts_in(time.time()) is None:  # a quick table waits to start
+            self._forget_if_unseen(room)
 
     async def _rematch_quietly(self, room: Room) -> None:
         """Start the rematch if no vote is awaited any more; else tell the pages whose

@@ -137,6 +137,8 @@ class Moves(Clock):
         self._start_clock()
         if g.is_over and not was_over:
             self._changed()
+            if self.service.on_finish is not None:
+                self.service.on_finish(self.id)
 
     def _break(self, cause: StoreError) -> None:
         """The store refused a change the engine had made: drop this copy of the game.

@@ -90,6 +90,8 @@ class GameService:
         """Told the room's id when a room's game leaves memory (see :meth:`forget`)."""
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
+        self.on_finish: Callable[[str], None] | None = None
+        """Told a game's id once its end is stored (the ratings rate it)."""
 
     def bot_hold(self, level: str = "") -> float:
         """How long after its turn began a card of a bot of ``level`` is sent (see the

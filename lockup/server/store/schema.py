@@ -6,6 +6,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -156,3 +157,44 @@ settings_table = Table(
     Column("value", Text, nullable=False),
 )
 """The server's own settings, e.g. ``secret:token-key`` (see :meth:`Store.secret`)."""
+
+
+ratings_table = Table(
+    "ratings",
+    metadata,
+    Column("subject", String(80), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", DateTime(timezone=True), nullable=False),
+    Index("ix_ratings_rating", "rating"),
+)
+"""Each subject's current rating (:mod:`lockup.ratings`): a person (``subject`` their
+player token, ``kind`` ``person``) or a computer level (``computer:<level>``, ``kind``
+``computer``); ``mu``, ``sigma``, the number shown (``rating``, ``mu - 3 sigma``), how many
+rated games (also the row's version: an update checks it is unchanged) and when."""
+
+
+rating_changes_table = Table(
+    "rating_changes",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("subject", String(80), nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("sat_out", Boolean, nullable=False),
+    Column("mu_before", Float, nullable=False),
+    Column("sigma_before", Float, nullable=False),
+    Column("rating_before", Float, nullable=False),
+    Column("mu_after", Float, nullable=False),
+    Column("sigma_after", Float, nullable=False),
+    Column("rating_after", Float, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_rating_changes_subject", "subject"),
+)
+"""What a rated game did to each seat's subject: the rating before and the model's
+answer for the seat after (for a computer level of several seats, its new rating is the
+mean of its seats'). ``sat_out``: a person a computer played most cards for (rated as
+the computer's level). The key (game, seat) makes each game rated once."""

@@ -47,6 +47,8 @@ class Guards:
         self.seats_address = limiter(limits.seats_address if per_address else off, "seats-address")
         self.names_player = limiter(limits.names_player, "names-player")
         self.names_address = limiter(limits.names_address if per_address else off, "names-address")
+        self.quick_player = limiter(limits.quick_player, "quick-player")
+        self.quick_address = limiter(limits.quick_address if per_address else off, "quick-address")
         self.public_rooms_address = limits.public_rooms_address if per_address else 0
         self._room_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -74,6 +76,12 @@ class Guards:
     async def seat_change(self, player: str | None, address: str) -> None:
         """Spend one seat taken or given up (``join``, ``leave``); raises ``rate-limited``."""
         await self._spend_both(self.seats_player, self.seats_address, player, address, "seats")
+
+    async def quick(self, player: str, address: str) -> None:
+        """Spend one quick-play request (``POST /api/quickplay``); raises ``rate-limited``."""
+        await self._spend_both(
+            self.quick_player, self.quick_address, player, address, "quick-play requests"
+        )
 
     async def name_change(self, player: str, address: str) -> None:
         """Spend one display name set; raises ``rate-limited``."""

@@ -1,9 +1,12 @@
 // @ts-check
 // The history page (/history): every game the player took part in (GET /api/history),
 // each opening its review and its record; and the upload of a lockup-record/1 file from
-// elsewhere (POST /api/uploads?seat=S), which then opens its review.
+// elsewhere (POST /api/uploads?seat=S), which then opens its review. Rated games show
+// the rating's change, and a chart the rating over them (GET /api/ratings/me; the rating
+// is mu - 3 sigma with one decimal, as on the leaderboard).
 
-import { ordinal, t } from "./i18n.js";
+import { lineChart } from "./charts.js";
+import { formatNumber, ordinal, t } from "./i18n.js";
 import { $, ApiError, formatDate, getJSON, levelName, rulesShort, rulesText, seatName, startPage } from "./pagekit.js";
 import { esc } from "./text.js";
 
@@ -25,6 +28,8 @@ import { esc } from "./text.js";
 
 /** @type {HistoryGame[] | null} */
 let games = null;
+/** @type {import("./types.js").MyRating | null} */
+let rating = null;
 let loadError = "";
 /** @type {string[] | null} the names in the chosen file, for the seat list */
 let fileNames = null;
@@ -47,6 +52,56 @@ function resultText(g) {
   if (g.result.place == null) return g.result.winner == null ? "–" : t("history.wonBy", { name: nameIn(g, g.result.winner) });
   if (g.result.winner === g.seat) return t("history.won");
   return t("history.place", { place: ordinal(g.result.place) });
+}
+
+/** A rating as shown everywhere: one decimal. @param {number | null | undefined} x */
+const ratingText = (x) => (x == null ? "–" : formatNumber(x, 1));
+
+/** A change with its sign ("+1.3", "−0.4"). @param {number} x */
+const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "±") + formatNumber(Math.abs(x), 1);
+
+/** The rating cell of a game: before → after (change), "sat out", or nothing. @param {HistoryGame} g */
+function ratingCell(g) {
+  const h = rating?.history.find((x) => x.game === g.game);
+  if (!h) return "";
+  if (!h.rated || h.before == null || h.after == null || h.change == null)
+    return `<span class="badge takeover" data-rating="sat-out">${esc(t("history.satOut"))}</span>`;
+  const cls = h.change > 0 ? "up" : h.change < 0 ? "down" : "";
+  return `<span class="rating-change ${cls}" data-rating="${h.change}">${esc(ratingText(h.before))} → ${esc(ratingText(h.after))} <b>(${esc(signed(h.change))})</b></span>`;
+}
+
+/** The rating now and its chart over the rated games. */
+function renderRating() {
+  const now = $("#rating-now");
+  const plot = $("#rating-plot");
+  const rated = (rating?.history || []).filter((h) => h.rated && h.after != null);
+  if (!rating || rating.rating == null || !rated.length) {
+    now.textContent = rating ? t("history.ratingNone") : "";
+    plot.innerHTML = "";
+    return;
+  }
+  now.textContent = t("history.ratingNow", { rating: ratingText(rating.rating), rank: rating.rank ?? "–", n: rating.games });
+  const label = t("history.ratingChart", { n: rated.length });
+  const svg = lineChart({
+    label,
+    xLabels: rated.map((_, i) => `#${i + 1}`),
+    series: [
+      {
+        name: t("history.rating"),
+        cls: "s0",
+        values: rated.map((h) => h.after),
+        pointLabel: rated.map((h) =>
+          t("history.ratingPoint", { date: formatDate(h.date), before: ratingText(h.before), after: ratingText(h.after), change: signed(h.change ?? 0) }),
+        ),
+      },
+    ],
+    connect: true,
+    minTop: 1,
+    formatY: (v) => formatNumber(v, 0),
+    width: 560,
+    height: 200,
+  });
+  plot.innerHTML = `<figure data-metric="rating"><figcaption>${esc(label)}</figcaption>${svg}</figure>`;
 }
 
 /** @param {HistoryGame} g */
@@ -78,6 +133,7 @@ function row(g) {
     <td${label("history.levels")}>${esc(levelsText(g))}</td>
     <td${label("history.result")}>${won ? `<span class="badge won">${esc(resultText(g))}</span>` : esc(resultText(g))}</td>
     <td${label("history.score")}><span class="sr-only">${esc(scoreLabel)}</span><span aria-hidden="true">${score}</span></td>
+    <td${label("history.rating")} class="rating-cell">${ratingCell(g)}</td>
     <td class="actions-cell">${canReview ? review : ""}${record}</td>
   </tr>`;
 }
@@ -88,6 +144,7 @@ function render() {
   err.hidden = !loadError;
   err.textContent = loadError;
   $("#games tbody").innerHTML = (games || []).map(row).join("");
+  renderRating();
   $("#empty").hidden = !games || games.length > 0;
   const sel = /** @type {HTMLSelectElement} */ ($("#upload-seat"));
   const keep = sel.value || "0";
@@ -99,7 +156,7 @@ function render() {
 
 async function load() {
   try {
-    games = (await getJSON("/api/history")).games || [];
+    [games, rating] = await Promise.all([getJSON("/api/history").then((r) => r.games || []), getJSON("/api/ratings/me")]);
     loadError = "";
   } catch (err) {
     loadError = err instanceof ApiError ? err.message : String(err);

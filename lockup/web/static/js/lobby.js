@@ -1,8 +1,10 @@
 // @ts-check
 // The lobby (/lobby): the public rooms not yet started (GET /api/rooms), each with "Join"
-// (its page shows the join view). Refreshed every few seconds. Names are text, never HTML.
+// (its page shows the join view), and "Play people" (quick play: a seat at a table of
+// people, quick.js). Refreshed every few seconds. Names are text, never HTML.
 
 import { t, translateDom } from "./i18n.js";
+import { bindQuickPlay } from "./quick.js";
 
 const REFRESH_MS = 5000;
 
@@ -21,17 +23,22 @@ function el(tag, attrs = {}, ...kids) {
 export function showLobby() {
   const main = document.querySelector("main.layout");
   const list = el("ul", { class: "lobby-list", id: "lobby-list", "aria-live": "polite" });
+  const quick = el("button", { type: "button", class: "primary quick-btn", id: "lobby-quick", "data-i18n": "btn.quick" });
+  const error = el("p", { class: "form-error", id: "lobby-error", role: "alert" });
   const section = el(
     "section",
     { class: "lobby panel", id: "lobby", "aria-labelledby": "lobby-title" },
     el("h2", { id: "lobby-title", "data-i18n": "lobby.title" }),
     el("p", { class: "dialog-note", "data-i18n": "lobby.note" }),
     list,
-    el("p", { class: "lobby-actions" }, el("a", { class: "button", href: "/", "data-i18n": "room.solo" })),
+    el("p", { class: "lobby-actions" }, quick, el("a", { class: "button", href: "/", "data-i18n": "room.solo" })),
+    el("p", { class: "dialog-note", "data-i18n": "quick.lobbyNote" }),
+    error,
   );
   if (main) main.before(section);
   else document.body.append(section);
   translateDom(section);
+  bindQuickPlay(/** @type {HTMLButtonElement} */ (quick), (text) => (error.textContent = text));
   refresh(list);
   setInterval(() => refresh(list), REFRESH_MS);
 }

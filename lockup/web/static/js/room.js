@@ -13,6 +13,8 @@ import { S, posOf } from "./state.js";
 import { reactionIcon } from "./reaction-icons.js";
 import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
 import { showLobby } from "./lobby.js";
+import { bindQuickPlay } from "./quick.js";
+import { coming, countdownWords, isQuick, secondsTo, startsAt } from "./quick-core.js";
 import { rateLimitText } from "./text.js";
 
 /** @typedef {import("./room-core.js").Clock} Clock */
@@ -53,6 +55,7 @@ import { rateLimitText } from "./text.js";
  * @property {number[]} [rematch_waiting] the seats whose rematch vote is still needed
  * @property {string} [invite]
  * @property {string} [watch]
+ * @property {number | null} [starts_in] seconds until a quick table starts, as the frame was sent
  */
 
 /**
@@ -145,6 +148,10 @@ class RoomPage {
     this.unread = 0;
     this.chatSeen = false;
     this.lastChat = "";
+    /** @type {number | null} when (the page's clock, ms) a waiting quick table starts */
+    this.quickAt = null;
+    /** @type {any} */
+    this.quickTick = null;
   }
 
   /**
@@ -159,6 +166,7 @@ class RoomPage {
     buildCreateDialog();
     const friends = document.querySelector("#btn-friends");
     if (friends) friends.addEventListener("click", openCreate);
+    bindQuickPlay(document.querySelector("#btn-quick"), (text) => roomApi.showMessage(text));
     const link = parseRoomLink(location.pathname, location.search);
     this.link = link;
     if (!link && /^\/(room|watch)\//.test(location.pathname)) {
@@ -218,6 +226,7 @@ class RoomPage {
       if (again.ok) room = again.data;
     }
     this.room = room;
+    this.setQuickClock(room);
     if (typeof room.you === "number") S.seat = room.you;
     if (typeof room.you === "number" && room.seats[room.you]?.away) this.wasAway = true;
     roomApi.proto.room = id;
@@ -333,6 +342,7 @@ class RoomPage {
     const api = /** @type {RoomApi} */ (this.api);
     const before = this.room;
     this.room = room;
+    this.setQuickClock(room);
     const you = typeof room.you === "number" ? room.you : null;
     if (room.status === "closed") {
       this.closed();
@@ -383,6 +393,12 @@ class RoomPage {
         const was = before.seats[s.seat];
         if (s.kind !== "person" || !was || was.kind !== "person" || s.seat === you || was.connected === s.connected) continue;
         api.announce(t(s.connected ? "room.online" : "room.offline", { name: s.name || seatLabel(s.seat) }));
+      }
+      if (isQuick(room) && room.status === "open") {
+        for (const s of room.seats) {
+          const was = before.seats[s.seat];
+          if (s.kind === "person" && s.seat !== you && was && was.kind !== "person") api.announce(t("quick.joined", { name: s.name || seatLabel(s.seat) }));
+        }
       }
     }
     this.applyNames();
@@ -600,6 +616,7 @@ class RoomPage {
       h("h2", { id: "room-title", "data-i18n": "room.title" }),
       h("p", { className: "room-status", id: "room-status", role: "status" }),
       h("p", { className: "room-note", id: "room-note", hidden: true }),
+      h("p", { className: "quick-countdown", id: "quick-countdown", role: "timer", hidden: true }),
       h("ol", { className: "room-seats", id: "room-seats" }),
       h("div", { className: "room-actions", id: "room-actions" }),
       h("div", { className: "room-links", id: "room-links" }),
@@ -652,14 +669,25 @@ class RoomPage {
     document.body.dataset.room = room.status;
     document.body.classList.toggle("room-waiting", room.status === "open");
     const me = this.spectator ? null : room.you;
-    const host = me != null && me === room.host;
+    const quick = isQuick(room);
+    // A quick table has no host powers (no Start, no Remove), whatever the frame says.
+    const host = me != null && me === room.host && !quick;
+    const title = /** @type {HTMLElement | null} */ (document.querySelector("#room-title"));
+    if (title && title.dataset.i18n !== (quick ? "quick.title" : "room.title")) {
+      title.dataset.i18n = quick ? "quick.title" : "room.title";
+      title.textContent = t(title.dataset.i18n);
+    }
+    document.body.classList.toggle("room-quick", quick);
     // Status.
     let status = t(`room.status.${room.status}`);
     if (room.status === "open") status = host ? t("room.status.openHost") : room.host == null ? t("room.status.open") : t("room.status.openGuest");
+    if (room.status === "open" && quick) status = t("quick.status", { n: coming(room.seats).people });
+    if (quick && room.options.rated) status = `${status} · ${t("quick.rated")}`;
     if (this.spectator) status = `${t("room.watching")} · ${status}`;
     const watchers = h("span", { className: "watchers", "data-watchers": String(room.watchers), text: t("room.watchers", { n: room.watchers }) });
     const st = /** @type {HTMLElement} */ (document.querySelector("#room-status"));
     st.replaceChildren(document.createTextNode(`${status} · `), watchers);
+    this.drawQuick();
     this.drawSeats(room, me, host);
     // Actions.
     const acts = /** @type {HTMLElement} */ (document.querySelector("#room-actions"));
@@ -673,7 +701,13 @@ class RoomPage {
     if ((room.status === "open" || room.status === "over") && me != null) {
       acts.append(h("button", { type: "button", id: "room-leave", text: t("room.leave"), onclick: () => this.leave() }));
     }
-    acts.append(h("a", { className: "button", href: "/", text: t("room.solo") }));
+    if (quick && room.status === "over" && me != null) {
+      const again = /** @type {HTMLButtonElement} */ (h("button", { type: "button", id: "room-quick-again", text: t("btn.quick") }));
+      bindQuickPlay(again, (text) => this.api?.showMessage(text));
+      acts.append(again);
+    }
+    // Waiting at a quick table, Leave is the way out (a seat left taken would hold the others).
+    if (!(quick && room.status === "open" && me != null)) acts.append(h("a", { className: "button", href: "/", text: t("room.solo") }));
     if (room.status === "over") {
       const waiting = rematchWaiting(room);
       if (waiting.length) {
@@ -685,10 +719,10 @@ class RoomPage {
     // Links (for the people seated).
     const links = /** @type {HTMLElement} */ (document.querySelector("#room-links"));
     links.replaceChildren();
-    if (me != null && room.invite && room.status === "open") {
+    if (me != null && room.invite && room.status === "open" && !quick) {
       links.append(linkRow("room-invite", t("room.invite"), `${location.origin}/room/${room.id}?invite=${room.invite}`));
     }
-    if (me != null && room.watch) {
+    if (me != null && room.watch && !(quick && room.status === "open")) {
       links.append(linkRow("room-watch", t("room.watchLink"), `${location.origin}/watch/${room.id}?key=${room.watch}`));
     }
     // Chat: for the people seated, once the game is on.
@@ -719,7 +753,8 @@ class RoomPage {
         li.append(h("span", { className: `presence ${s.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label }));
       } else li.append(h("span", { className: "presence none", "aria-hidden": "true" }));
       let name;
-      if (s.kind === "empty") name = t("room.emptySeat", { level: t(`level.${s.level}`) });
+      if (s.kind === "empty" && isQuick(room) && room.status === "open") name = t("quick.emptySeat");
+      else if (s.kind === "empty") name = t("room.emptySeat", { level: t(`level.${s.level}`) });
       else if (s.kind === "computer") name = `${s.name || seatLabel(s.seat)} · ${t("room.computer", { level: t(`level.${s.level}`) })}`;
       else name = s.name || seatLabel(s.seat);
       li.append(h("span", { className: "seat-name", text: name }));
@@ -745,6 +780,33 @@ class RoomPage {
       }
       ol.append(li);
     }
+  }
+
+  /**
+   * A quick table's start, from a snapshot's `starts_in`: the countdown ticks until then.
+   * @param {Room} room
+   */
+  setQuickClock(room) {
+    this.quickAt = isQuick(room) ? startsAt({ ...room, starts_in: room.starts_in ?? null }, performance.now()) : null;
+    clearInterval(this.quickTick);
+    this.quickTick = this.quickAt == null ? null : setInterval(() => this.drawQuick(), 250);
+  }
+
+  /** The countdown of a waiting quick table: "Computers take the empty seats in 14 s". */
+  drawQuick() {
+    const el = /** @type {HTMLElement | null} */ (document.querySelector("#quick-countdown"));
+    const room = this.room;
+    if (!el) return;
+    if (!room || !isQuick(room) || room.status !== "open" || this.quickAt == null) {
+      el.hidden = true;
+      return;
+    }
+    const seconds = secondsTo(this.quickAt, performance.now());
+    const w = countdownWords(coming(room.seats).empty, seconds);
+    const text = t(w.key, { n: w.n ?? 0 });
+    el.hidden = false;
+    el.dataset.seconds = String(seconds);
+    if (el.textContent !== text) el.textContent = text;
   }
 
   /**

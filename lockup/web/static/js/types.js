@@ -295,6 +295,7 @@
  * @property {string | null} game
  * @property {number[]} rematch
  * @property {number[]} rematch_waiting
+ * @property {number | null} starts_in A quick-play table still open: seconds until its game starts, as of the moment the snapshot was sent; null otherwise.
  * @property {string} [invite]
  * @property {string} [watch]
  */
@@ -373,6 +374,14 @@
  */
 
 /**
+ * @typedef {object} QuickPlayAnswer The answer of `POST /api/quickplay`: the quick table and seat the person now has, the table's invite link (the room page; they sit there already), and seconds until its game starts (0: started).
+ * @property {string} room
+ * @property {number} seat
+ * @property {string} invite
+ * @property {number} starts_in
+ */
+
+/**
  * @typedef {object} ApiError The body of a refused HTTP request: `error` one of `lockup.refusals.server_codes`.
  * @property {string} error
  * @property {string} reason
@@ -421,6 +430,48 @@
  * @property {string} default_level
  * @property {RuleChoices} rules
  * @property {RoomLimits} room
+ */
+
+/**
+ * @typedef {object} LeaderboardEntry A row of `GET /api/leaderboard`: a person (by name, never their token) or a computer level; `rating` is the number shown (`mu - 3 sigma`, docs/ratings.md).
+ * @property {number} rank
+ * @property {string | null} name
+ * @property {number} rating
+ * @property {number} mu
+ * @property {number} sigma
+ * @property {number} games
+ * @property {"person" | "computer"} kind
+ * @property {string} [level]
+ * @property {boolean} you
+ */
+
+/**
+ * @typedef {object} Leaderboard The answer of `GET /api/leaderboard`.
+ * @property {LeaderboardEntry[]} players
+ */
+
+/**
+ * @typedef {object} RatingChange A rated game the player sat at (`GET /api/ratings/me`): the shown rating before and after it and the change; all None when they sat out (`rated` false).
+ * @property {string} game
+ * @property {string} date
+ * @property {number} seat
+ * @property {boolean} rated
+ * @property {boolean} sat_out
+ * @property {number | null} before
+ * @property {number | null} after
+ * @property {number | null} change
+ * @property {number | null} mu
+ * @property {number | null} sigma
+ */
+
+/**
+ * @typedef {object} MyRating The answer of `GET /api/ratings/me`: the player's rating now (None before their first rated game), their rank on the leaderboard, and their rated games, oldest first.
+ * @property {number | null} rating
+ * @property {number | null} mu
+ * @property {number | null} sigma
+ * @property {number} games
+ * @property {number | null} rank
+ * @property {RatingChange[]} history
  */
 
 export {};

@@ -1,0 +1,144 @@
+"""Quick play over HTTP (``POST /api/quickplay``): a seat at the open quick table, asked at
+any process; the process that has the table seats the person (a forwarded join, as for a
+room's own)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..cluster.bus import Bus
+from ..protocol import OptionError, ProtocolError
+from ..quick import QuickPlay
+from ..rooms import check_name
+from ..ws.guards import Guards
+from .common import (
+    COOKIE,
+    _address,
+    _error,
+    _json_body,
+    _player,
+    _rooms,
+    _service,
+    _set_cookie,
+    _unavailable,
+)
+from .rooms import FORWARDED, _room_url
+
+
+class _Elsewhere:
+    """The rooms of other processes, reached for one request's person (see
+    :class:`~lockup.server.quick.Elsewhere`)."""
+
+    def __init__(self, request: Request, player: str) -> None:
+        self.request = request
+        self.player = player
+
+    async def owner(self, room_id: str) -> str | None:
+        bus: Bus | None = self.request.app.state.bus
+        leases = _service(self.request).leases
+        if bus is None or leases is None:
+            return None
+        key = f"room:{room_id}"
+        if key in leases.held:
+            return None
+        holder = await _service(self.request).store.lease_holder(key)
+        if holder is None or holder[0] == leases.owner:
+            return None
+        return holder[0]
+
+    async def ask(
+        self, owner: str, method: str, path: str, body: dict[str, Any] | None
+    ) -> tuple[int, dict[str, Any]]:
+        bus: Bus = self.request.app.state.bus
+        drop = ("content-length", "cookie", "content-type", FORWARDED)
+        headers = [(k, v) for k, v in self.request.headers.items() if k.lower() not in drop]
+        headers += [
+            ("cookie", f"{COOKIE}={self.player}"),  # a new person's cookie, minted here
+            ("content-type", "application/json"),
+            (FORWARDED, "1"),
+        ]
+        try:
+            reply = await bus.call(
+                owner,
+                {
+                    "method": method,
+                    "path": path,
+                    "query": "",
+                    "headers": headers,
+                    "body": json.dumps(body) if body is not None else "",
+                    "client": _address(self.request),
+                },
+            )
+        except TimeoutError:
+            raise ProtocolError("server-error", "The table's server did not answer.") from None
+        status = int(reply["status"])
+        try:
+            answer = json.loads(reply["body"])
+        except ValueError:
+            answer = {}
+        if not isinstance(answer, dict):
+            answer = {}
+        for k, v in reply["headers"]:
+            if k.lower() == "retry-after":
+                answer["retry_after"] = v
+        return status, answer
+
+    async def spend_seat(self) -> None:
+        guards: Guards = self.request.app.state.guards
+        await guards.seat_change(self.player, _address(self.request))
+
+
+async def api_quickplay(request: Request) -> Response:
+    """``POST /api/quickplay``: a seat at a quick table, ``{}`` or ``{"name": ...}``;
+    answers ``{"room", "seat", "invite", "starts_in"}``."""
+    try:
+        data = await _json_body(request)
+    except ProtocolError:
+        data = None
+    if not isinstance(data, dict) or set(data) - {"name"}:
+        return _error(400, ProtocolError("bad-message", 'The body is {} or {"name": ...}.'))
+    name = None
+    if data.get("name") is not None:
+        try:
+            name = check_name(data["name"])
+        except OptionError as e:
+            return _error(400, ProtocolError("bad-name", str(e)))
+    token, new = await _player(request)
+    guards: Guards = request.app.state.guards
+    address = _address(request)
+    try:
+        await guards.quick(token, address)
+    except ProtocolError as e:
+        return _error(429, e)
+    rooms = _rooms(request)
+    stored = await rooms.name_of(token)
+    if name is None and not stored:
+        return _error(
+            400, ProtocolError("name-needed", "Choose the name the other players will see.")
+        )
+    if name is not None and name != stored:
+        await rooms.set_name(token, name)
+    quick: QuickPlay = request.app.state.quick
+    try:
+        seated = await quick.play(token, _Elsewhere(request, token))
+    except ProtocolError as e:
+        status = int(e.params.pop("status", 0)) or (429 if "retry_after" in e.params else 503)
+        return _error(status, e)
+    except (RedisError, OSError):  # the queue cannot be reached
+        return _unavailable()
+    response = JSONResponse(
+        {
+            "room": seated.room,
+            "seat": seated.seat,
+            "invite": _room_url(request, "room", seated.room, seated.invite),
+            "starts_in": round(seated.starts_in, 2),
+        }
+    )
+    if new:
+        _set_cookie(request, response, token)
+    return response
