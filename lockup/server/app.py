@@ -160,6 +160,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         RedisQueue(bus.redis) if bus is not None else MemoryQueue(),
         config.quick_wait,
         service.default_level,
+        config.quick_grace,
     )
     app.state.ratings = ratings
     app.state.reviews = Reviews(the_store, config.analysis_workers, config.analysis_iterations)

@@ -133,6 +133,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the seats still empty; a full table starts at once (default 20)",
     )
     p.add_argument(
+        "--quick-grace",
+        type=float,
+        default=d.quick_grace,
+        metavar="SECONDS",
+        help="quick play: seconds a person may be gone before a computer plays for them "
+        "(default 45)",
+    )
+    p.add_argument(
         "--quick-per-player",
         default=str(d.limits.quick_player),
         metavar="BURST/SECONDS",
@@ -251,6 +259,7 @@ def _serve(args: argparse.Namespace) -> int:
     from .config import ServerConfig
     from .net.limits import Limits, Rate
     from .protocol import MAX_MESSAGE
+    from .rooms.options import GRACE_RANGE
     from .session import available_levels
     from .store import Store, StoreError
 
@@ -283,6 +292,8 @@ def _serve(args: argparse.Namespace) -> int:
         return fail("--analysis-iterations must be 1 to 100000")
     if not 1 <= args.quick_wait <= 600:
         return fail("--quick-wait must be 1 to 600 seconds")
+    if not GRACE_RANGE[0] <= args.quick_grace <= GRACE_RANGE[1]:
+        return fail(f"--quick-grace must be {GRACE_RANGE[0]:g} to {GRACE_RANGE[1]:g} seconds")
     for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
         if not getattr(args, name) >= 0:
             return fail(f"--{name.replace('_', '-')} must be 0 or more")
@@ -332,6 +343,7 @@ def _serve(args: argparse.Namespace) -> int:
         analysis_iterations=args.analysis_iterations,
         redis=args.redis,
         quick_wait=args.quick_wait,
+        quick_grace=args.quick_grace,
     )
     app = create_app(config, store=store)
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

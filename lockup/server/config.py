@@ -65,6 +65,9 @@ class ServerConfig:
     quick_wait: float = 20.0
     """Seconds from a quick-play table's first person to its start (computers in the
     seats still empty); a table whose four seats fill starts at once."""
+    quick_grace: float = 45.0
+    """Seconds a person may be gone from a quick-play table before a computer plays for
+    them (a friends' room sets its own)."""
     redis: str | None = None
     """A Redis URL: this process is one of several on one database (PostgreSQL), games
     owned under leases, WebSockets forwarded (see :mod:`lockup.server.cluster`)."""

@@ -99,7 +99,8 @@ test("room links", () => {
 
 test("the room form's body: three levels, the name trimmed, no empty name", () => {
   const f = { name: "  Ann  ", target: 10, picture_exception: "same-rank", lock_discards: "per-trick", levels: ["easy", "normal", "random"], grace: 5, turn_timer: 0, public: true };
-  assert.deepEqual(roomOptions(f), { ...f, name: "Ann" });
+  assert.deepEqual(roomOptions(f), { ...f, name: "Ann", rated: false });
+  assert.equal(roomOptions({ ...f, rated: true }).rated, true);
   const body = roomOptions({ ...f, name: " " });
   assert.equal("name" in body, false);
   assert.equal(roomOptions({ ...f, name: "x".repeat(40) }).name.length, 24);

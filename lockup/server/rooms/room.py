@@ -134,7 +134,11 @@ class Room:
                 entry["away"] = who.away
                 entry["takeover_in"] = self.session.takeover_in(i)
             else:
-                entry["kind"] = "person" if sitter else "empty"
+                # Playing while the game is still being made (its first write under
+                # way): the seats nobody took are the computers'.
+                entry["kind"] = (
+                    "person" if sitter else "computer" if self.status == PLAYING else "empty"
+                )
                 entry["connected"] = sitter is not None and seating.present(sitter.player)
                 entry["away"] = False
             seats.append(entry)

@@ -38,7 +38,7 @@ export function parseRoomLink(pathname, search) {
  * The body of `POST /api/rooms` from the form's fields: a computer level for each of the
  * three other seats (used by the seats still empty at the start).
  * @param {{name?: string, target: number, picture_exception: string, lock_discards: string,
- *   levels: string[], grace: number, turn_timer: number, public: boolean}} f
+ *   levels: string[], grace: number, turn_timer: number, public: boolean, rated?: boolean}} f
  */
 export function roomOptions(f) {
   /** @type {Record<string, any>} */
@@ -50,6 +50,7 @@ export function roomOptions(f) {
     grace: f.grace,
     turn_timer: f.turn_timer,
     public: f.public,
+    rated: Boolean(f.rated),
   };
   const name = (f.name || "").trim().slice(0, MAX_NAME);
   if (name) body.name = name;

@@ -682,7 +682,7 @@ class RoomPage {
     let status = t(`room.status.${room.status}`);
     if (room.status === "open") status = host ? t("room.status.openHost") : room.host == null ? t("room.status.open") : t("room.status.openGuest");
     if (room.status === "open" && quick) status = t("quick.status", { n: coming(room.seats).people });
-    if (quick && room.options.rated) status = `${status} · ${t("quick.rated")}`;
+    if (room.options.rated) status = `${status} · ${t("quick.rated")}`;
     if (this.spectator) status = `${t("room.watching")} · ${status}`;
     const watchers = h("span", { className: "watchers", "data-watchers": String(room.watchers), text: t("room.watchers", { n: room.watchers }) });
     const st = /** @type {HTMLElement} */ (document.querySelector("#room-status"));
@@ -988,6 +988,7 @@ function buildCreateDialog() {
     field("grace", "room.grace", sel("room-grace", "grace")),
     field("turn_timer", "room.timer", sel("room-timer", "turn_timer")),
     h("label", { className: "check" }, h("input", { type: "checkbox", id: "room-public", name: "public" }), " ", h("span", { "data-i18n": "room.public" })),
+    h("label", { className: "check" }, h("input", { type: "checkbox", id: "room-rated", name: "rated" }), " ", h("span", { "data-i18n": "room.ratedOption" })),
     h("p", { id: "room-error", className: "form-error", role: "alert" }),
     h(
       "div",
@@ -1015,6 +1016,7 @@ function buildCreateDialog() {
       grace: Number(data.get("grace")),
       turn_timer: Number(data.get("turn_timer")),
       public: data.get("public") === "on",
+      rated: data.get("rated") === "on",
     });
     if (body.name) await api("/api/profile", { name: body.name });
     const r = await api("/api/rooms", body);
