@@ -316,7 +316,18 @@ class Innocent:
             )
         return self
 
-    def stop(self, timeout: float = 30.0) -> Report:
+    def stop(self, timeout: float = 30.0, min_acks: int = 3, patience: float = 10.0) -> Report:
+        """Stop playing and return the report; an attack over before the player had
+        ``min_acks`` cards acknowledged (a fast server ends a flood in seconds) leaves it
+        playing up to ``patience`` seconds more, so that the report has its figures."""
+        deadline = time.monotonic() + patience
+        while (
+            len(self.report.acks) < min_acks
+            and time.monotonic() < deadline
+            and self._thread is not None
+            and self._thread.is_alive()
+        ):
+            time.sleep(0.1)
         if self._loop is not None and self._stop is not None:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._stop.set)
