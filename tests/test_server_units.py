@@ -149,6 +149,32 @@ def test_slots_serve_lower_priority_numbers_first() -> None:
     assert asyncio.run(go()) == ["in-play", "new-1", "new-2"]
 
 
+def test_slots_never_starve_a_lower_priority() -> None:
+    """Priority-0 waiters arriving without end (games in play under load) hold a new
+    game's creation (priority 2) back at most two steps of waiting, not forever."""
+
+    async def go() -> tuple[int, int]:
+        slots = Slots(1, step=0.05)
+        served: list[str] = []
+
+        async def want(name: str, priority: int) -> None:
+            async with slots.hold(priority):
+                served.append(name)
+                await asyncio.sleep(0.01)
+
+        moves = [asyncio.create_task(want("move", 0)) for _ in range(3)]
+        await asyncio.sleep(0)
+        creation = asyncio.create_task(want("create", 2))
+        for _ in range(30):  # a new move every 10 ms, each holding the slot 10 ms
+            moves.append(asyncio.create_task(want("move", 0)))
+            await asyncio.sleep(0.01)
+        await asyncio.gather(creation, *moves)
+        return served.index("create"), len(served)
+
+    at, total = asyncio.run(go())
+    assert 3 <= at <= 15 < total, (at, total)  # behind the moves already there, then in
+
+
 # ---------------------------------------------------------------------- tokens
 
 

@@ -91,12 +91,21 @@ class RateLimiter:
         return len(self._buckets)
 
 
-class Slots:
-    """At most ``n`` holders at once; waiters go by priority (lower first), then in order."""
+PRIORITY_STEP = 1.0
+"""Seconds of waiting one step of :class:`Slots` priority is worth: a new game's creation
+(priority 2) waits at most about two seconds behind the moves of games under way."""
 
-    def __init__(self, n: int) -> None:
+
+class Slots:
+    """At most ``n`` holders at once. Waiters go by priority (lower first) and by how long
+    they have waited: a step of priority counts as ``step`` seconds, so a waiter of
+    priority 2 goes before the priority-0 waiters that came more than ``2 * step`` seconds
+    after it. Under any load a lower priority waits longer, never forever."""
+
+    def __init__(self, n: int, step: float = PRIORITY_STEP) -> None:
         self._free = n
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self.step = step
+        self._waiters: list[tuple[float, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
 
     async def acquire(self, priority: int = 0) -> None:
@@ -104,8 +113,10 @@ class Slots:
         if self._free > 0 and not self._waiters:
             self._free -= 1
             return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, (priority, next(self._order), fut))
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        due = loop.time() + priority * self.step  # its place: when it came, less its rank
+        heapq.heappush(self._waiters, (due, next(self._order), fut))
         try:
             await fut
         except asyncio.CancelledError:

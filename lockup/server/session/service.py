@@ -29,7 +29,8 @@ log = logging.getLogger("lockup.server")
 
 NEW_GAME_PRIORITY = 2
 """The move slots' priority of a new game's creation: after the moves of games in play (0)
-and of games just made (1, :attr:`GameSession.priority`)."""
+and of games just made (1, :attr:`GameSession.priority`), by two steps of waiting at most
+(:data:`~lockup.server.net.limits.PRIORITY_STEP`): never starved."""
 
 
 def game_key(game_id: str) -> str:
