@@ -98,6 +98,9 @@ def main() -> int:
         w: statistics.median(percentile([x * 1000 for x in s.acks], 99) for s, _ in r)
         for w, r in runs.items()
     }
+    failed = {w: sum(s.failed for s, _ in r) for w, r in runs.items()}
+    if any(failed.values()):  # a failed player's game never ran: the figures flatter
+        print(f"NOT COMPARABLE: players failed (1: {failed[1]}, 2: {failed[2]})")
     print(f"games/s        1: {gps[1]:.2f}   2: {gps[2]:.2f}   ratio 2/1: {gps[2] / gps[1]:.2f}")
     print(f"ack p99 (ms)   1: {p99[1]:.1f}   2: {p99[2]:.1f}   ratio 2/1: {p99[2] / p99[1]:.2f}")
     return 0

@@ -367,6 +367,9 @@ def main() -> int:
     peer_gps = [s.games / w for s, w in theirs]
     p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in ours]
     peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in theirs]
+    failed = sum(s.failed for s, _ in ours), sum(s.failed for s, _ in theirs)
+    if any(failed):  # a failed player's game never ran: the figures would flatter its side
+        print(f"NOT COMPARABLE: players failed (this {failed[0]}, peer {failed[1]})")
     print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
     print(f"ack p99 ratio (this/peer): {statistics.median(p99) / statistics.median(peer_p99):.2f}")
     return 0
