@@ -23,11 +23,10 @@ from .common import (
     _json_body,
     _player,
     _rooms,
-    _service,
     _set_cookie,
     _unavailable,
 )
-from .rooms import FORWARDED, _room_url
+from .rooms import FORWARDED, _room_url, room_owner
 
 
 class _Elsewhere:
@@ -39,17 +38,7 @@ class _Elsewhere:
         self.player = player
 
     async def owner(self, room_id: str) -> str | None:
-        bus: Bus | None = self.request.app.state.bus
-        leases = _service(self.request).leases
-        if bus is None or leases is None:
-            return None
-        key = f"room:{room_id}"
-        if key in leases.held:
-            return None
-        holder = await _service(self.request).store.lease_holder(key)
-        if holder is None or holder[0] == leases.owner:
-            return None
-        return holder[0]
+        return await room_owner(self.request, room_id)
 
     async def ask(
         self, owner: str, method: str, path: str, body: dict[str, Any] | None

@@ -102,23 +102,34 @@ FORWARDED = "x-lockup-forwarded"
 """The header of an HTTP request another process forwarded (never forwarded again)."""
 
 
-async def _elsewhere(request: Request) -> Response | None:
-    """Several processes: the answer of the process that has the room, when another
-    process has it (None: this process answers)."""
-    bus: Bus | None = request.app.state.bus
+async def room_owner(request: Request, room_id: str) -> str | None:
+    """Several processes: the process that has room ``room_id`` when it is another one
+    (None: this one has it, nobody does, or there is only one process)."""
     leases = _service(request).leases
-    if bus is None or leases is None or request.headers.get(FORWARDED):
+    if request.app.state.bus is None or leases is None:
         return None
-    key = f"room:{request.path_params['room_id']}"
+    key = f"room:{room_id}"
     if key in leases.held:
         return None
     holder = await _service(request).store.lease_holder(key)
     if holder is None or holder[0] == leases.owner:
         return None
+    return str(holder[0])
+
+
+async def _elsewhere(request: Request) -> Response | None:
+    """Several processes: the answer of the process that has the room, when another
+    process has it (None: this process answers)."""
+    bus: Bus | None = request.app.state.bus
+    if bus is None or request.headers.get(FORWARDED):
+        return None
+    owner = await room_owner(request, request.path_params["room_id"])
+    if owner is None:
+        return None
     headers = [(k, v) for k, v in request.headers.items() if k not in ("content-length",)]
     try:
         reply = await bus.call(
-            holder[0],
+            owner,
             {
                 "method": request.method,
                 "path": request.url.path,
