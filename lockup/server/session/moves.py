@@ -137,7 +137,8 @@ class Moves(Clock):
         self._start_clock()
         if g.is_over and not was_over:
             self._changed()
-            if self.service.on_finish is not None:
+            # Only a room's game may be rated: a solo game's end costs no database read.
+            if self.service.on_finish is not None and self.room_id is not None:
                 self.service.on_finish(self.id)
 
     def _break(self, cause: StoreError) -> None:

@@ -92,7 +92,7 @@ class GameService:
         self.on_load: Callable[[GameSession], Awaitable[None]] | None = None
         """Called with a room's game loaded from the store, before it plays on."""
         self.on_finish: Callable[[str], None] | None = None
-        """Told a game's id once its end is stored (the ratings rate it)."""
+        """Told a room's game's id once its end is stored (the ratings rate it)."""
 
     def bot_hold(self, level: str = "") -> float:
         """How long after its turn began a card of a bot of ``level`` is sent (see the
