@@ -6,6 +6,7 @@ import asyncio
 import logging
 
 from ...engine import DEAL, DISCARD, PLAY
+from ..pool import INLINE_LEVELS
 from ..store import (
     StoreError,
 )
@@ -63,8 +64,15 @@ class Driver(Moves):
                         return
                     view = g.view(seat)
                     seq = self.seq
-                level = who.level or self.service.default_level
-                release_at = loop.time() + self.service.bot_hold(level)
+                    level = who.level or self.service.default_level
+                    hold = self.service.bot_hold(level)
+                    if hold <= 0 and level in INLINE_LEVELS:
+                        # Unpaced and chosen on the loop: played in this same hold, with
+                        # no second wait for a slot and the lock.
+                        card = await self.service.pool.choose(level, view)
+                        await self._apply("play", seat, card, actor="computer")
+                        continue
+                release_at = loop.time() + hold
                 card = await self.service.pool.choose(level, view)
                 late = loop.time() - release_at
                 if late < 0:
