@@ -101,40 +101,36 @@ INSERT_CHUNK = 100
 """Action rows a multi-row ``INSERT`` holds at most: 700 parameters, under SQLite's oldest
 limit of 999."""
 
-_MARKS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
-"""The DB-API's positional parameter mark, by paramstyle (sqlite3: qmark; psycopg:
-pyformat, which takes ``%s`` with a tuple)."""
-
-
-@functools.lru_cache(maxsize=16)
-def _insert_sql(n: int, mark: str) -> str:
-    """``INSERT INTO actions ... VALUES (...), ...`` of ``n`` rows."""
-    one = "(" + ", ".join([mark] * len(ACTION_COLUMNS)) + ")"
-    return f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES " + ", ".join([one] * n)
-
 
 def _action_tuples(game_id: str, actions: Sequence[ActionRow]) -> list[tuple[Any, ...]]:
     """A game's new action rows as the writer's tuples (:data:`ACTION_COLUMNS`)."""
     return [(game_id, a.seq, a.kind, a.seat, a.data, a.version, a.actor) for a in actions]
 
 
-def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert action rows with one multi-row statement per :data:`INSERT_CHUNK` of them.
+@functools.lru_cache(maxsize=16)
+def _sqlite_insert(n: int) -> str:
+    """``INSERT INTO actions ... VALUES (?, ...), ...`` of ``n`` rows."""
+    one = "(" + ", ".join("?" * len(ACTION_COLUMNS)) + ")"
+    return f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES " + ", ".join([one] * n)
 
-    One statement rather than one execution per row matters on the database thread: the
-    driver lets go of the GIL around each statement it runs, and each time it must win it
-    back from the event loop (several milliseconds when the loop is busy). A batch of a
-    hundred rows so costs two waits, not a hundred.
+
+def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert action rows: on SQLite with one multi-row statement per :data:`INSERT_CHUNK`
+    of them, elsewhere as one ``executemany`` (psycopg sends it in one round trip).
+
+    One statement rather than one execution per row matters to SQLite on the database
+    thread: the driver lets go of the GIL around each statement it runs, and each time it
+    must win it back from the event loop (milliseconds when the loop is busy). A batch
+    of a hundred rows so costs one wait, not a hundred.
     """
-    mark = _MARKS.get(conn.dialect.paramstyle)
-    if mark is None:  # pragma: no cover - every driver Lockup supports has one of these
+    if conn.dialect.name != "sqlite":
         conn.execute(
             actions_table.insert(), [dict(zip(ACTION_COLUMNS, r, strict=True)) for r in rows]
         )
         return
     for i in range(0, len(rows), INSERT_CHUNK):
         chunk = rows[i : i + INSERT_CHUNK]
-        conn.exec_driver_sql(_insert_sql(len(chunk), mark), tuple(x for r in chunk for x in r))
+        conn.exec_driver_sql(_sqlite_insert(len(chunk)), tuple(x for r in chunk for x in r))
 
 
 class StoreBase:
