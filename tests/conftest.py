@@ -3,11 +3,12 @@ fixtures (kept small on purpose)."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,22 @@ def state(game: Game) -> dict[str, Any]:
     if out.get("log") is not None:
         out["log"] = [(h.dealer, h.deal, h.events) for h in out["log"]]
     return out
+
+
+def run_store(url: str, fn: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Start a :class:`~lockup.server.store.Store` on ``url``, run ``fn`` with it, close
+    it; ``fn``'s answer."""
+    from lockup.server.store import Store
+
+    async def go() -> Any:
+        store = Store(url)
+        await store.start()
+        try:
+            return await fn(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(go())
 
 
 def step(game: Game, rng: random.Random) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from alembic import command
+from conftest import run_store, step
 from openskill.models import PlackettLuce
 from sqlalchemy import create_engine, insert, inspect, select, update
 from sqlalchemy.exc import IntegrityError
@@ -129,28 +130,14 @@ def test_the_sat_out_rule() -> None:
 
 
 def _run(url: str, fn: Callable[[Store], Awaitable[Any]]) -> Any:
-    async def go() -> Any:
-        store = Store(url)
-        await store.start()
-        try:
-            return await fn(store)
-        finally:
-            await store.close()
-
-    return asyncio.run(go())
+    return run_store(url, fn)
 
 
 def _finished_game(seed: int) -> Game:
     rng = random.Random(seed)
     game = Game.new(rng, Rules(target=10))
     while not game.is_over:
-        if game.phase == "deal":
-            game.deal(rng=rng)
-        elif game.discard_due is not None:
-            game.discard_random(rng)
-        else:
-            legal = game.legal_cards()
-            game.play(legal[rng.randrange(len(legal))])
+        step(game, rng)
     return game
 
 

@@ -23,6 +23,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from conftest import run_store
 from sqlalchemy import (
     Column,
     DateTime,
@@ -71,16 +72,7 @@ def _url(path: Path) -> str:
 
 def _run(fn: Callable[[Store], Awaitable[Any]], url: str) -> Any:
     """Start a store on ``url``, run ``fn`` with it, close it."""
-
-    async def go() -> Any:
-        store = Store(url)
-        await store.start()
-        try:
-            return await fn(store)
-        finally:
-            await store.close()
-
-    return asyncio.run(go())
+    return run_store(url, fn)
 
 
 def _schema_diffs(engine: Engine) -> list[Any]:
