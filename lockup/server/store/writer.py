@@ -94,8 +94,9 @@ def _action_values(game_id: str, actions: Sequence[ActionRow]) -> list[dict[str,
     ]
 
 
-ACTION_COLUMNS = ("game_id", "seq", "kind", "seat", "data", "version", "actor")
-"""The columns of an ``actions`` row, in the order of the writer's row tuples."""
+ACTION_COLUMNS = tuple(actions_table.c.keys())
+"""The columns of an ``actions`` row as the schema lists them, the order of the writer's
+row tuples (:func:`_action_tuples`)."""
 
 INSERT_CHUNK = 100
 """Action rows a multi-row ``INSERT`` holds at most: 700 parameters, under SQLite's oldest
@@ -108,10 +109,12 @@ def _action_tuples(game_id: str, actions: Sequence[ActionRow]) -> list[tuple[Any
 
 
 @functools.lru_cache(maxsize=16)
-def _sqlite_insert(n: int) -> str:
-    """``INSERT INTO actions ... VALUES (?, ...), ...`` of ``n`` rows."""
-    one = "(" + ", ".join("?" * len(ACTION_COLUMNS)) + ")"
-    return f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES " + ", ".join([one] * n)
+def _insert_sql(n: int, mark: str) -> str:
+    """``INSERT INTO actions ... VALUES (mark, ...), ...`` of ``n`` rows, ``mark`` the
+    driver's positional parameter (``?`` for sqlite3, ``%s`` for psycopg)."""
+    one = "(" + ", ".join([mark] * len(ACTION_COLUMNS)) + ")"
+    columns = ", ".join(ACTION_COLUMNS)
+    return f"INSERT INTO {actions_table.name} ({columns}) VALUES " + ", ".join([one] * n)
 
 
 def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -124,13 +127,11 @@ def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     of a hundred rows so costs one wait, not a hundred.
     """
     if conn.dialect.name != "sqlite":
-        conn.execute(
-            actions_table.insert(), [dict(zip(ACTION_COLUMNS, r, strict=True)) for r in rows]
-        )
+        conn.exec_driver_sql(_insert_sql(1, "%s"), list(rows))
         return
     for i in range(0, len(rows), INSERT_CHUNK):
         chunk = rows[i : i + INSERT_CHUNK]
-        conn.exec_driver_sql(_sqlite_insert(len(chunk)), tuple(x for r in chunk for x in r))
+        conn.exec_driver_sql(_insert_sql(len(chunk), "?"), tuple(x for r in chunk for x in r))
 
 
 class StoreBase:
