@@ -3,6 +3,10 @@
 See docs/arena.md. Example::
 
     lockup arena --bots expert,normal,normal,normal --hands 2000 --seed 7 --json out.json
+    lockup arena --population --hands 800 --time-per-move 0.1
+
+``--population`` plays one candidate against each of several sparring partners
+(:mod:`lockup.arena.population`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,13 @@ import sys
 from typing import Any, TextIO
 
 from ..engine import LOCK_DISCARDS, PICTURE_EXCEPTIONS, TARGETS, Rules
+from .population import (
+    DEFAULT_CANDIDATE,
+    DEFAULT_POPULATION,
+    PopulationConfig,
+    format_population,
+    run_population,
+)
 from .ratings import format_ratings
 from .runner import ArenaConfig, ArenaError, run_arena
 from .specs import SpecError, parse_spec, split_bots
@@ -29,8 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "rotated through the seats, so the cards' luck cancels. Prints per bot the mean "
             "tricks per hand and the game win rate with 95% confidence intervals, and paired "
             "differences. Bot specs: a level (random, easy, normal, expert...), "
-            "openspiel-ismcts, or cmd:COMMAND (an outside program, docs/bot-protocol.md); "
-            "options after a colon: expert:iterations=200."
+            "openspiel-ismcts, pimc, pimc+, learned, or cmd:COMMAND (an outside program, "
+            "docs/bot-protocol.md); options after a colon: expert:iterations=200. "
+            "With --population: one candidate against each of several bots, two of each."
         ),
     )
     p.add_argument(
@@ -92,6 +104,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="also rate the bots from the games (Weng-Lin, as the server rates players; "
         "docs/ratings.md) and print bot, rating, mu, sigma, games",
     )
+    p.add_argument(
+        "--population",
+        nargs="?",
+        const=",".join(DEFAULT_POPULATION),
+        metavar="SPECS",
+        help="play the candidate (--candidate) against each of these bots in turn, two of "
+        "each (entries C, M, C, M), --hands hands each, and print one table; without SPECS: "
+        f"{','.join(DEFAULT_POPULATION)} (openspiel-ismcts skipped where OpenSpiel is missing)",
+    )
+    p.add_argument(
+        "--candidate",
+        metavar="SPEC",
+        help=f"the bot --population measures (default {DEFAULT_CANDIDATE})",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -112,7 +138,33 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise ArenaError("name four bots with --bots A,B,C,D (or --bot four times)")
     if len(texts) != 4:
         raise ArenaError(f"the arena needs four bots, one a seat; got {len(texts)}: {texts}")
+    if getattr(args, "candidate", None):
+        raise ArenaError("--candidate goes with --population")
     specs = tuple(parse_spec(t) for t in texts)
+    return ArenaConfig(
+        specs=specs,
+        records=args.records,
+        ratings=bool(getattr(args, "ratings", False)),
+        **_shared_options(args),
+    )
+
+
+def population_from_args(args: argparse.Namespace) -> PopulationConfig:
+    """The ``--population`` configuration of the command line; raises SpecError or
+    ArenaError."""
+    if args.bots or args.bot:
+        raise ArenaError("--population plays --candidate against each member: leave out --bots")
+    if args.records or getattr(args, "ratings", False):
+        raise ArenaError("--records and --ratings do not go with --population")
+    return PopulationConfig(
+        candidate=parse_spec(args.candidate or DEFAULT_CANDIDATE),
+        members=tuple(parse_spec(t) for t in split_bots(args.population)),
+        **_shared_options(args),
+    )
+
+
+def _shared_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options every arena of the command shares, checked."""
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if workers < 1:
         raise ArenaError("--workers must be at least 1")
@@ -133,18 +185,15 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         lock_discards=args.lock_discards,
         target=args.target,
     )
-    return ArenaConfig(
-        specs=specs,
-        hands=args.hands,
-        seed=args.seed,
-        rules=rules,
-        workers=workers,
-        time_per_move=args.time_per_move,
-        iterations=args.iterations,
-        bot_timeout=args.bot_timeout,
-        records=args.records,
-        ratings=bool(getattr(args, "ratings", False)),
-    )
+    return {
+        "hands": args.hands,
+        "seed": args.seed,
+        "rules": rules,
+        "workers": workers,
+        "time_per_move": args.time_per_move,
+        "iterations": args.iterations,
+        "bot_timeout": args.bot_timeout,
+    }
 
 
 class ProgressBar:
@@ -282,6 +331,8 @@ def _short(text: str, width: int = 28) -> str:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``lockup arena``; returns the exit status."""
+    if getattr(args, "population", None) is not None:
+        return population_main(args)
     try:
         config = config_from_args(args)
     except (SpecError, ArenaError, ValueError) as e:
@@ -303,16 +354,56 @@ def main(args: argparse.Namespace) -> int:
     table = format_summary(summary)
     if "ratings" in summary:
         table += "\n\n" + format_ratings(summary["ratings"])
-    text = json.dumps(summary, indent=2, ensure_ascii=False)
-    if args.json == "-":
+    return _emit(table, summary, args.json)
+
+
+def _emit(table: str, document: dict[str, Any], json_path: str | None) -> int:
+    """Print the table, and the JSON document to ``json_path`` (``-``: standard output,
+    the table then on standard error); returns the exit status."""
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if json_path == "-":
         print(table, file=sys.stderr)
         print(text)
     else:
         print(table)
-        if args.json:
+        if json_path:
             try:
-                with open(args.json, "w", encoding="utf-8") as f:
+                with open(json_path, "w", encoding="utf-8") as f:
                     f.write(text + "\n")
             except OSError as e:
-                return _error(f"cannot write {args.json}: {e.strerror}")
+                return _error(f"cannot write {json_path}: {e.strerror}")
     return 0
+
+
+def population_main(args: argparse.Namespace) -> int:
+    """Run ``lockup arena --population``; returns the exit status."""
+    try:
+        config = population_from_args(args)
+    except (SpecError, ArenaError, ValueError) as e:
+        return _error(str(e))
+    bars: list[ProgressBar] = []
+
+    def progress(index: int, count: int, member: str) -> ProgressBar | None:
+        if bars:
+            bars.pop().done()
+        if args.quiet:
+            return None
+        print(
+            f"arena: member {index + 1} of {count}: {config.candidate.text} against {member}",
+            file=sys.stderr,
+            flush=True,
+        )
+        bars.append(ProgressBar(sys.stderr))
+        return bars[-1]
+
+    try:
+        result = run_population(config, progress)
+    except (SpecError, ArenaError) as e:
+        return _error(str(e))
+    except KeyboardInterrupt:
+        print("lockup arena: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if bars:
+            bars.pop().done()
+    return _emit(format_population(result), result, args.json)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Final
 
 from ..bots.base import Bot
@@ -49,6 +50,11 @@ for _n in range(14):
 
 DEFAULT_TIME_LIMIT = 0.1
 DEFAULT_BONUS = 2.0
+
+Policy = Callable[[list[int], list[int], int, int, int, int, int, int, int, bool], int]
+"""A playout policy other than the greedy one: called as ``policy(hands, locks, turn,
+ntr, npl, led, best, clubs, pic, any_club)`` with the whole (imagined) deal and the trick
+under way as :func:`playout` keeps them, it answers a legal card of ``hands[turn]``."""
 
 
 def _greedy(
@@ -119,8 +125,10 @@ def playout(
     any_club: bool,
     upfront: bool,
     rnd: random.Random,
+    policy: Policy | None = None,
 ) -> None:
-    """Play ``card`` for ``turn``, then the rest of the hand greedily (R4-R13).
+    """Play ``card`` for ``turn``, then the rest of the hand greedily (R4-R13), or by
+    ``policy`` when one is given.
 
     The current trick has ``ntr`` of its ``npl`` cards (led suit ``led``, best card
     ``best`` by ``bseat``, ``clubs`` clubs, picture-club bits ``pic``); ``hands``,
@@ -129,7 +137,10 @@ def playout(
     rand = rnd.random
     while True:
         if card < 0:
-            card = _greedy(hands[turn], ntr, led, best, clubs, pic, ntr == npl - 1, any_club)
+            if policy is None:
+                card = _greedy(hands[turn], ntr, led, best, clubs, pic, ntr == npl - 1, any_club)
+            else:
+                card = policy(hands, locks, turn, ntr, npl, led, best, clubs, pic, any_club)
         hands[turn] ^= 1 << card
         suit = card // 13
         if ntr == 0:

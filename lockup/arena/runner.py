@@ -582,8 +582,8 @@ def summarize(config: ArenaConfig, sets: list[list[GameResult]], elapsed: float)
                     continue  # the same as the pair of entries below
                 differences.append(
                     diff(
-                        _group_label(ka, groups_idx[ka], specs),
-                        _group_label(kb, groups_idx[kb], specs),
+                        group_label(ka, groups_idx[ka], specs),
+                        group_label(kb, groups_idx[kb], specs),
                         group_tph[ka],
                         group_tph[kb],
                         group_win[ka],
@@ -621,7 +621,9 @@ def _clip(ci: list[float] | None, lo: float, hi: float) -> list[float] | None:
     return None if ci is None else [max(lo, ci[0]), min(hi, ci[1])]
 
 
-def _group_label(spec_text: str, entries: list[int], specs: tuple[BotSpec, ...]) -> str:
+def group_label(spec_text: str, entries: list[int], specs: tuple[BotSpec, ...]) -> str:
+    """The label of the entries playing one spec in the summary's ``differences``:
+    ``normal (1,2,3) mean``, or the entry's own label for a single entry."""
     name = specs[entries[0]].short_name
     if len(entries) == 1:
         return specs[entries[0]].label(entries[0])

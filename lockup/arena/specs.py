@@ -3,7 +3,9 @@
 A spec is a built-in level of :data:`lockup.bots.registry.LEVELS` (``random``, ``easy``,
 ``normal``, ``expert``...), ``openspiel-ismcts`` (OpenSpiel's ISMCTSBot, see
 :mod:`lockup.arena.ismcts`), ``pimc`` (a plain determinized Monte Carlo player, the
-expert's sparring partner, see :mod:`lockup.arena.pimc`), or ``cmd:COMMAND`` (an outside program speaking
+expert's sparring partner, see :mod:`lockup.arena.pimc`), ``pimc+`` (a stronger one, see
+:mod:`lockup.arena.pimc_plus`), ``learned`` (the expert's learned playout policy alone,
+see :mod:`lockup.arena.learned`), or ``cmd:COMMAND`` (an outside program speaking
 ``lockup-bot/2`` or ``/1``, see :mod:`lockup.arena.external`). Options follow the name after a
 colon, ``key=value``, separated by colons or commas: ``expert:iterations=200,seed=1``
 (values are read as int, float, ``true``/``false``, else text).
@@ -25,10 +27,14 @@ from ..bots.registry import LEVELS, make_bot
 
 ISMCTS = "openspiel-ismcts"
 PIMC = "pimc"
+PIMC_PLUS = "pimc+"
+LEARNED = "learned"
 CMD = "cmd"
+ARENA_BOTS = (ISMCTS, PIMC, PIMC_PLUS, LEARNED)
+"""The arena's own bots, beside the levels of :data:`lockup.bots.registry.LEVELS`."""
 
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.+-]*$")
 
 
 class SpecError(ValueError):
@@ -101,8 +107,8 @@ def parse_spec(text: str) -> BotSpec:
     name = name.strip()
     if not _NAME.match(name):
         raise SpecError(f"{text!r}: {name!r} is not a bot name")
-    if name not in (ISMCTS, PIMC) and name not in LEVELS:
-        known = ", ".join([*LEVELS, ISMCTS, PIMC, "cmd:COMMAND"])
+    if name not in ARENA_BOTS and name not in LEVELS:
+        known = ", ".join([*LEVELS, *ARENA_BOTS, "cmd:COMMAND"])
         raise SpecError(f"{text!r}: unknown bot {name!r}; choose one of {known}")
     options: list[tuple[str, Any]] = []
     for part in re.split(r"[:,]", rest) if rest.strip() else []:
@@ -146,6 +152,14 @@ def _factory(spec: BotSpec) -> Callable[..., Bot]:
         from .pimc import PlainPIMCBot
 
         return PlainPIMCBot
+    if spec.name == PIMC_PLUS:
+        from .pimc_plus import PIMCPlusBot
+
+        return PIMCPlusBot
+    if spec.name == LEARNED:
+        from .learned import LearnedPolicyBot
+
+        return LearnedPolicyBot
     return LEVELS[spec.name]
 
 
@@ -210,7 +224,7 @@ def build_bot(
         raise SpecError("outside bots are started by the arena, not built here")
     opts = bot_options(spec, time_per_move=time_per_move, iterations=iterations)
     try:
-        if spec.name in (ISMCTS, PIMC):
+        if spec.name in ARENA_BOTS:
             return _factory(spec)(seed=seed, **opts)
         return make_bot(spec.name, seed=seed, **opts)
     except (TypeError, ValueError) as e:

@@ -1,0 +1,225 @@
+"""``lockup arena --population``: one candidate bot against a population of sparring partners.
+
+For each member M of the population the candidate C plays one duplicate arena
+(:func:`lockup.arena.runner.run_arena`) with **two of each**, entries C, M, C, M: the
+arena rotates them through the seats as always, so each entry holds every seat's cards,
+and the two Cs never sit side by side. A member's row is that arena's summary read for
+the pair: the hands played, C's tricks a hand minus M's (each side pooled over its two
+entries, paired per duplicate set) with its 95% interval, and the game win rate of a C
+seat and of an M seat side by side (par 25%: four players, one winner a game), with the
+interval of their difference. The intervals are the arena's (docs/arena.md).
+
+A member that cannot play on this machine (``openspiel-ismcts`` without OpenSpiel) is
+listed as skipped with the reason, as is a member with the candidate's own spec; any
+other bad spec stops the run before anything is played.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import Rules
+from .runner import ArenaConfig, ArenaError, Progress, group_label, run_arena
+from .specs import ISMCTS, BotSpec, build_bot
+
+FORMAT = "lockup-population/1"
+DEFAULT_CANDIDATE = "expert"
+DEFAULT_POPULATION = ("pimc", "pimc+", ISMCTS, "learned", "normal")
+"""The sparring partners by default: the plain PIMC, the stronger one, OpenSpiel's ISMCTS
+(where OpenSpiel is importable), the expert's learned policy alone, the ``normal`` rules."""
+
+
+@dataclass(frozen=True)
+class PopulationConfig:
+    """What to play: the candidate, the members, and what every member's arena shares."""
+
+    candidate: BotSpec
+    members: tuple[BotSpec, ...]
+    hands: int
+    """Hands asked of each member's arena."""
+    seed: int = 0
+    rules: Rules = field(default_factory=Rules)
+    workers: int = 1
+    time_per_move: float | None = None
+    iterations: int | None = None
+    bot_timeout: float = 2.0
+
+    def arena(self, member: BotSpec) -> ArenaConfig:
+        """The arena of one member: entries candidate, member, candidate, member."""
+        c = self.candidate
+        return ArenaConfig(
+            specs=(c, member, c, member),
+            hands=self.hands,
+            seed=self.seed,
+            rules=self.rules,
+            workers=self.workers,
+            time_per_move=self.time_per_move,
+            iterations=self.iterations,
+            bot_timeout=self.bot_timeout,
+        )
+
+
+def unavailable(spec: BotSpec) -> str | None:
+    """Why ``spec`` cannot play on this machine (OpenSpiel not importable), or None."""
+    if spec.name != ISMCTS:
+        return None
+    try:
+        importlib.import_module("lockup.arena.ismcts")
+    except ImportError as e:
+        return f"OpenSpiel is not importable ({e})"
+    return None
+
+
+def skip_reason(config: PopulationConfig, member: BotSpec) -> str | None:
+    """Why a member is skipped (see the module's description), or None to play it."""
+    if member.text == config.candidate.text:
+        return "the candidate itself (one spec on every seat: nothing to compare)"
+    return unavailable(member)
+
+
+def check(config: PopulationConfig) -> None:
+    """Refuse a population that cannot run, before anything is played: raises
+    :class:`ArenaError` or :class:`~lockup.arena.specs.SpecError` with the reason."""
+    if not config.members:
+        raise ArenaError("the population has no member")
+    if config.hands < 1:
+        raise ArenaError("--hands must be at least 1")
+    why = unavailable(config.candidate)
+    if why is not None:
+        raise ArenaError(f"the candidate {config.candidate.text!r} cannot play: {why}")
+    texts = [m.text for m in config.members]
+    twice = sorted({t for t in texts if texts.count(t) > 1})
+    if twice:
+        raise ArenaError(f"a member is named twice: {', '.join(twice)}")
+    for spec in (config.candidate, *config.members):
+        if spec.is_external or (spec is not config.candidate and skip_reason(config, spec)):
+            continue
+        build_bot(
+            spec, seed=0, time_per_move=config.time_per_move, iterations=config.iterations
+        ).close()
+
+
+def member_row(
+    config: PopulationConfig, member: BotSpec, summary: dict[str, Any]
+) -> dict[str, Any]:
+    """A played member's row, read from its arena's summary."""
+    specs = config.arena(member).specs
+    groups = {g["spec"]: g for g in summary["groups"]}
+    cand, memb = groups[config.candidate.text], groups[member.text]
+    a = group_label(config.candidate.text, cand["entries"], specs)
+    b = group_label(member.text, memb["entries"], specs)
+    diff = next(d for d in summary["differences"] if d["a"] == a and d["b"] == b)
+    return {
+        "member": member.text,
+        "status": "played",
+        "sets": summary["sets"],
+        "games": summary["games"],
+        "hands": summary["hands"],
+        "tricks_diff": diff["tricks_per_hand"],
+        "tricks_diff_ci95": diff["tricks_per_hand_ci95"],
+        "tricks_clear_of_zero": diff["tricks_clear_of_zero"],
+        "candidate_tricks_per_hand": cand["tricks_per_hand"],
+        "member_tricks_per_hand": memb["tricks_per_hand"],
+        "candidate_win_rate": cand["game_win_rate"],
+        "candidate_win_rate_ci95": cand["game_win_rate_ci95"],
+        "member_win_rate": memb["game_win_rate"],
+        "member_win_rate_ci95": memb["game_win_rate_ci95"],
+        "win_rate_diff": diff["game_win_rate"],
+        "win_rate_diff_ci95": diff["game_win_rate_ci95"],
+        "win_rate_clear_of_zero": diff["win_rate_clear_of_zero"],
+        "faults": sum(sum(bot["faults"].values()) for bot in summary["bots"]),
+        "elapsed_s": summary["elapsed_s"],
+        "arena": summary,
+    }
+
+
+MemberProgress = Callable[[int, int, str], Progress | None]
+"""Called before each member's arena as (index, members, member spec); may answer the
+progress callback of that arena."""
+
+
+def run_population(
+    config: PopulationConfig, progress: MemberProgress | None = None
+) -> dict[str, Any]:
+    """Play every member's arena in turn; the result is the ``--json`` document."""
+    check(config)
+    start = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    for i, member in enumerate(config.members):
+        why = skip_reason(config, member)
+        if why is not None:
+            rows.append({"member": member.text, "status": "skipped", "reason": why})
+            continue
+        bar = progress(i, len(config.members), member.text) if progress is not None else None
+        summary = run_arena(config.arena(member), bar)
+        rows.append(member_row(config, member, summary))
+    return {
+        "format": FORMAT,
+        "candidate": config.candidate.text,
+        "seed": config.seed,
+        "rules": config.rules.to_dict(),
+        "hands_asked": config.hands,
+        "time_per_move": config.time_per_move,
+        "iterations": config.iterations,
+        "workers": config.workers,
+        "elapsed_s": time.perf_counter() - start,
+        "members": rows,
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _interval(ci: list[float] | None, scale: float, form: str) -> str:
+    return "[n/a]" if ci is None else "[" + ", ".join(form.format(scale * x) for x in ci) + "]"
+
+
+def format_population(result: dict[str, Any]) -> str:
+    """The result as a table for people: one row a member."""
+    r = result["rules"]
+    budget = ", ".join(
+        text
+        for text, value in (
+            (f"{result['time_per_move']} s a move", result["time_per_move"]),
+            (f"{result['iterations']} iterations a move", result["iterations"]),
+        )
+        if value is not None
+    )
+    out = [
+        f"Lockup arena population: {result['candidate']} (C) against each member (M), two of "
+        f"each (entries C, M, C, M), at least {result['hands_asked']} hands a member, seed "
+        f"{result['seed']}; rules {r['picture_exception']}, {r['lock_discards']}, target "
+        f"{r['target']}; {budget or 'default budgets'}; {result['elapsed_s']:.1f} s",
+        "",
+        f"{'member':<24} {'hands':>6} {'C - M tricks/hand':>17} {'95% CI':>18} "
+        f"{'C wins':>7} {'M wins':>7} {'C - M wins (95% CI)':>28} {'faults':>6}",
+    ]
+    for row in result["members"]:
+        name = row["member"] if len(row["member"]) <= 24 else row["member"][:21] + "..."
+        if row["status"] != "played":
+            out.append(f"{name:<24} skipped: {row['reason']}")
+            continue
+        mark = " *" if row["tricks_clear_of_zero"] else "  "
+        wmark = " *" if row["win_rate_clear_of_zero"] else "  "
+        wins = (
+            f"{100 * row['win_rate_diff']:+.1f}% "
+            f"{_interval(row['win_rate_diff_ci95'], 100, '{:+.1f}%')}{wmark}"
+        )
+        out.append(
+            f"{name:<24} {row['hands']:>6} {row['tricks_diff']:>+17.3f} "
+            f"{_interval(row['tricks_diff_ci95'], 1, '{:+.3f}') + mark:>18} "
+            f"{_pct(row['candidate_win_rate']):>7} {_pct(row['member_win_rate']):>7} "
+            f"{wins:>28} {row['faults']:>6}"
+        )
+    out += [
+        "",
+        "C - M tricks/hand: the candidate's mean tricks a hand minus the member's, paired per",
+        "duplicate set; C wins, M wins: the game win rate of one candidate seat and of one",
+        "member seat (par 25%); * the 95% interval is clear of zero.",
+    ]
+    return "\n".join(out)

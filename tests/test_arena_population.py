@@ -1,0 +1,187 @@
+"""``lockup arena --population``: one candidate against each sparring partner (issue 24)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from lockup.arena.learned import LearnedPolicyBot
+from lockup.arena.population import DEFAULT_POPULATION, PopulationConfig, run_population
+from lockup.arena.specs import build_bot, parse_spec
+from lockup.cli import build_parser
+from lockup.cli import main as lockup_main
+from lockup.engine import Rules
+
+TINY = ["--iterations", "5", "--hands", "8", "--workers", "1", "--target", "10", "--seed", "2"]
+
+
+def _no_openspiel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make OpenSpiel unimportable, as on a machine without it."""
+    monkeypatch.setitem(sys.modules, "open_spiel", None)
+    monkeypatch.setitem(sys.modules, "pyspiel", None)
+    monkeypatch.delitem(sys.modules, "lockup.arena.ismcts", raising=False)
+
+
+def test_population_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "population.json"
+    argv = ["arena", "--population", "pimc,learned,normal", "--candidate", "pimc+", *TINY]
+    assert lockup_main([*argv, "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    header = next(line for line in lines if line.startswith("member"))
+    for column in ("hands", "C - M tricks/hand", "95% CI", "C wins", "M wins", "faults"):
+        assert column in header
+    rows = {line.split()[0]: line for line in lines[lines.index(header) + 1 :] if line.strip()}
+    assert {"pimc", "learned", "normal"} <= set(rows)
+    assert "pimc+ (C) against each member" in captured.out
+    assert "arena: member 1 of 3: pimc+ against pimc" in captured.err  # progress
+
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["format"] == "lockup-population/1" and doc["candidate"] == "pimc+"
+    assert doc["iterations"] == 5 and doc["seed"] == 2 and doc["rules"]["target"] == 10
+    assert [m["member"] for m in doc["members"]] == ["pimc", "learned", "normal"]
+    for m in doc["members"]:
+        assert m["status"] == "played" and m["hands"] >= 8 and m["games"] == 4 * m["sets"]
+        arena = m["arena"]
+        assert [b["spec"] for b in arena["bots"]] == ["pimc+", m["member"], "pimc+", m["member"]]
+        # The pair's figures: tricks and wins pooled over each side's two entries.
+        diff = m["candidate_tricks_per_hand"] - m["member_tricks_per_hand"]
+        assert m["tricks_diff"] == pytest.approx(diff)
+        assert m["candidate_win_rate"] + m["member_win_rate"] == pytest.approx(0.5)
+        assert m["win_rate_diff"] == pytest.approx(m["candidate_win_rate"] - m["member_win_rate"])
+        for key in ("tricks_diff_ci95", "candidate_win_rate_ci95", "win_rate_diff_ci95"):
+            assert key in m
+        assert f"{m['tricks_diff']:+.3f}" in rows[m["member"]]
+        assert f"{100 * m['candidate_win_rate']:.1f}%" in rows[m["member"]]
+    assert doc["members"][0]["arena"]["sets"] >= 1
+
+
+def test_same_seed_same_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """With iterations the whole population run depends only on the seed."""
+    argv = ["arena", "--population", "learned,easy", "--candidate", "pimc+", "--quiet", *TINY]
+    docs = []
+    for _ in range(2):
+        assert lockup_main([*argv, "--json", "-"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        docs.append(
+            [
+                {k: v for k, v in m.items() if k not in ("arena", "elapsed_s")}
+                for m in doc["members"]
+            ]
+        )
+    assert docs[0] == docs[1]
+
+
+def test_default_population_and_candidate(capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser("arena").parse_args(["arena", "--population"])
+    assert args.population.split(",") == list(DEFAULT_POPULATION)
+    assert DEFAULT_POPULATION == ("pimc", "pimc+", "openspiel-ismcts", "learned", "normal")
+    # The default candidate is the expert.
+    argv = ["arena", "--population", "normal", "--quiet", *TINY]
+    assert lockup_main([*argv, "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["candidate"] == "expert"
+    assert [b["name"] for b in doc["members"][0]["arena"]["bots"]] == [
+        "expert",
+        "normal",
+        "expert",
+        "normal",
+    ]
+
+
+def test_missing_openspiel_is_listed_as_skipped(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _no_openspiel(monkeypatch)
+    argv = ["arena", "--population", "openspiel-ismcts,pimc+", "--candidate", "learned"]
+    assert lockup_main([*argv, "--quiet", "--json", "-", *TINY]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    skipped, played = doc["members"]
+    assert skipped["member"] == "openspiel-ismcts" and skipped["status"] == "skipped"
+    assert "OpenSpiel is not importable" in skipped["reason"]
+    assert "arena" not in skipped
+    assert played["member"] == "pimc+" and played["status"] == "played"
+    row = next(line for line in captured.err.splitlines() if line.startswith("openspiel-ismcts"))
+    assert "skipped: OpenSpiel is not importable" in row
+
+
+def test_the_candidate_in_its_own_population_is_skipped() -> None:
+    config = PopulationConfig(
+        candidate=parse_spec("learned"),
+        members=(parse_spec("learned"), parse_spec("random")),
+        hands=4,
+        seed=1,
+        rules=Rules(target=10),
+    )
+    doc = run_population(config)
+    assert doc["members"][0]["status"] == "skipped"
+    assert "the candidate itself" in doc["members"][0]["reason"]
+    assert doc["members"][1]["status"] == "played"
+    # The learned policy beats random play even over a few hands.
+    assert doc["members"][1]["tricks_diff"] > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--population", "pimc,wizard"], "unknown bot 'wizard'"),
+        (["--population", "pimc:depth=3"], "no option 'depth'"),
+        (["--population", "normal", "--candidate", "wizard"], "unknown bot 'wizard'"),
+        (["--population", "normal,normal"], "named twice"),
+        (["--population", "normal", "--bots", "random,random,random,random"], "leave out --bots"),
+        (["--population", "normal", "--records", "/tmp/x"], "do not go with --population"),
+        (["--population", "normal", "--hands", "0"], "--hands"),
+        (["--bots", "random,random,random,random", "--candidate", "normal"], "--population"),
+    ],
+)
+def test_bad_population_is_a_clear_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert lockup_main(["arena", "--workers", "1", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert "arena: member" not in err  # nothing was played
+
+
+def test_missing_openspiel_candidate_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _no_openspiel(monkeypatch)
+    argv = ["arena", "--population", "normal", "--candidate", "openspiel-ismcts", *TINY]
+    assert lockup_main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot play: OpenSpiel is not importable" in err
+
+
+def test_learned_spec_plays_the_kernels_policy() -> None:
+    """``learned`` plays the kernel's learned policy (its weights, not a copy of them)."""
+    import random
+
+    from lockup.bots import kernel as kernel_mod
+    from lockup.engine import Game
+
+    bot = build_bot(parse_spec("learned"), seed=1)
+    assert isinstance(bot, LearnedPolicyBot)
+    game = Game.new(random.Random(4), record=False)
+    rng = random.Random(5)
+    km = kernel_mod.kernel(False)
+    moves = 0
+    while not game.is_over and moves < 120:
+        if game.phase == "discard":
+            game.discard_random(rng)
+        elif game.phase == "deal":
+            game.deal(rng=rng)
+        else:
+            view = game.view(game.turn)
+            card = bot.choose(view)
+            assert view.legal_mask >> card & 1
+            if view.legal_mask & (view.legal_mask - 1):
+                state = kernel_mod.view_state(view, km, kernel_mod.ROLLOUT_POLICY)
+                assert card == km.learned(state)
+            game.play(card, game.turn)
+            moves += 1
+    assert moves == 120
