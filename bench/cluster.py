@@ -39,6 +39,8 @@ def start(
     cmd += ["--redis", redis, "--workers", str(workers), "--log-level", "warning", *UNLIMITED]
     if args.bot_processes:
         cmd += ["--bot-processes", str(args.bot_processes)]
+    if args.move_slots:
+        cmd += ["--move-slots", str(args.move_slots)]
     proc = subprocess.Popen(cmd)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -73,6 +75,9 @@ def main() -> int:
     ap.add_argument("--level", default="random", help="the bots' level (default random)")
     ap.add_argument("--target", type=int, default=20, help="points to win (default 20)")
     ap.add_argument("--bot-processes", type=int, default=1, help="per server process (default 1)")
+    ap.add_argument(
+        "--move-slots", type=int, default=None, help="per server process (default: the server's)"
+    )
     ap.add_argument("--seed", type=int, default=1, help="the players' random seed")
     ap.add_argument("--rounds", type=int, default=1, help="runs of each (default 1)")
     ap.add_argument("--settle", type=float, default=8.0, metavar="S", help="seconds after start")
