@@ -19,7 +19,10 @@ TINY = ["--iterations", "5", "--hands", "8", "--workers", "1", "--target", "10",
 
 
 def _no_openspiel(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make OpenSpiel unimportable, as on a machine without it."""
+    """Make OpenSpiel unimportable, as on a machine without it (its submodules too: one
+    another test imported stays in ``sys.modules``, and an import finds it there)."""
+    for name in [m for m in sys.modules if m == "open_spiel" or m.startswith("open_spiel.")]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "open_spiel", None)
     monkeypatch.setitem(sys.modules, "pyspiel", None)
     monkeypatch.delitem(sys.modules, "lockup.arena.ismcts", raising=False)
