@@ -36,8 +36,10 @@ pytestmark = [
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-WAIT = 4
-"""The server's ``--quick-wait``: seconds from a table's first person to its start."""
+WAIT = 8
+"""The server's ``--quick-wait``: seconds from a table's first person to its start (long
+enough for three browser pages to press one after another on a loaded machine: at 4 s
+the third person sometimes came after the start, to a table of their own)."""
 GRACE = 5
 """The server's ``--quick-grace``: seconds before a computer plays for a person gone."""
 SIZES = ((1366, 768), (390, 844))
