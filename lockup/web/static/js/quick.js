@@ -70,11 +70,13 @@ export async function askSeat(name) {
 
 /**
  * "Play people": the button asks for a seat; a refusal is said with `say` (the table's
- * message, or a line under the lobby's list).
+ * message, or a line under the lobby's list). A button the page ships disabled (until its
+ * script has loaded, a press would do nothing) is enabled here.
  * @param {HTMLButtonElement | null} button @param {(text: string) => void} say
  */
 export function bindQuickPlay(button, say) {
   if (!button) return;
+  button.disabled = false;
   button.addEventListener("click", async () => {
     if (button.getAttribute("aria-busy") === "true") return;
     button.setAttribute("aria-busy", "true");
