@@ -211,6 +211,16 @@ class DealSampler:
         if not self._count(voids):  # defensive: inconsistent voids, ignore them
             self._count([0, 0, 0])
 
+    @classmethod
+    def of(cls, view: SeatView) -> DealSampler:
+        """The sampler of the deals ``view`` allows the other three seats (in seat order)."""
+        others = [s for s in range(4) if s != view.seat]
+        return cls(
+            view.unseen_mask,
+            [view.hand_sizes[s] for s in others],
+            [view.voids[s] & 15 for s in others],
+        )
+
     def _count(self, voids: list[int]) -> bool:
         """Count the deals suit by suit; ``self.choices[su][(a, b)]`` lists, for the first
         two seats still taking ``a`` and ``b`` cards from suits ``su..3``, each split of
@@ -324,11 +334,7 @@ class PlainPIMCBot(Bot):
             return legal.bit_length() - 1
         me = view.seat
         others = [s for s in range(4) if s != me]
-        sampler = DealSampler(
-            view.unseen_mask,
-            [view.hand_sizes[s] for s in others],
-            [view.voids[s] & 15 for s in others],
-        )
+        sampler = DealSampler.of(view)
         cands = cards_of(legal)
         sums = [0.0] * len(cands)
         led = -1 if view.led_suit is None else view.led_suit

@@ -263,11 +263,7 @@ class PIMCPlusBot(Bot):
             return legal.bit_length() - 1
         me = view.seat
         others = [s for s in range(4) if s != me]
-        sampler = DealSampler(
-            view.unseen_mask,
-            [view.hand_sizes[s] for s in others],
-            [view.voids[s] & 15 for s in others],
-        )
+        sampler = DealSampler.of(view)
         cands = cards_of(legal)
         alive = list(range(len(cands)))
         values: list[list[float]] = [[] for _ in cands]
