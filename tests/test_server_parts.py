@@ -247,3 +247,87 @@ def test_a_bots_card_is_held_at_least_as_long_as_its_level_may_think() -> None:
     assert still.bot_hold("master") == pytest.approx(1.05)
     off = GameService(None, None, replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0))  # type: ignore[arg-type]
     assert off.bot_hold("master") == 0.0
+
+
+class _Page:
+    """A page's connection to a seat: the frames it was sent."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.frames: list[dict[str, Any]] = []
+
+    def send(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+    def close(self, code: int) -> None:
+        raise AssertionError(f"closed with {code}")
+
+
+def test_unpaced_computers_are_stored_in_one_write_and_shown_card_by_card(
+    tmp_path: Path,
+) -> None:
+    """The cards of computers that need no wait (and the deals and discards between them)
+    are stored together: a person's card costs at most two commits, its own and the run of
+    the computers after it. The page still gets one event a version, each with the view
+    right after that event, and the stored game replays to the page's last view."""
+    from lockup.server.session import GameService
+
+    url = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    config = replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0)
+
+    async def settled(session: Any) -> None:
+        for _ in range(2000):
+            if not session.busy:
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the computers did not stop")
+
+    async def go() -> None:
+        store = Store(url)
+        await store.start()
+        pool = BotPool(processes=1)
+        service = GameService(store, pool, config)
+        try:
+            session = await service.new_game("p" * 18, Rules(target=10), "random")
+            page = _Page(0)
+            await settled(session)
+            session.join(page, 0)
+            assert page.frames[-1]["type"] == "state"
+            version = page.frames[-1]["version"]
+            rng = random.Random(4)
+            cards = 0
+            while not session.game.is_over:
+                commits = store.commits
+                view = page.frames[-1]["view"]
+                assert view["turn"] == 0 and view["legal"], view
+                await session.play(0, _card(rng.choice(view["legal"])), version, "p" * 18)
+                await settled(session)
+                assert store.commits - commits <= 2
+                cards += 1
+                events = [f for f in page.frames if f["type"] == "event" and f["version"] > version]
+                assert [f["version"] for f in events] == list(
+                    range(version + 1, session.version + 1)
+                )
+                for f in events:
+                    ev, v = f["event"], f["view"]
+                    if ev["kind"] == "play":
+                        shown = v["trick"] + (v["last_trick"] or {"plays": []})["plays"]
+                        assert {"seat": ev["seat"], "card": ev["card"]} in shown, f
+                version = session.version
+            assert cards >= 10
+            found = await store.load(session.id)
+            assert found is not None
+            again = from_record(record_of(*found))
+            assert again.totals == session.game.totals
+            assert again.view(0).to_dict()["totals"] == page.frames[-1]["view"]["totals"]
+        finally:
+            await store.close()
+            pool.close()
+
+    asyncio.run(go())
+
+
+def _card(text: str) -> int:
+    from lockup.cards import parse_card
+
+    return parse_card(text)

@@ -10,22 +10,17 @@ from ..pool import INLINE_LEVELS
 from ..store import (
     StoreError,
 )
-from .moves import Moves
+from .moves import Moves, _Made
 
 log = logging.getLogger("lockup.server")
+
+RUN = 16
+"""The most actions the driver makes under one hold and stores in one write (a run of
+unpaced computers and the server's deals and discards)."""
 
 
 class Driver(Moves):
     """Playing on for the server and the computers."""
-
-    async def _server_step(self) -> bool:
-        """Make a deal or a lockup discard if one is due (server rng); True if it did."""
-        g = self.game
-        if g.phase not in (DISCARD, DEAL):
-            return False
-        move = g.chance_move(self.service.rng, make=False)  # drawn by the engine, made by _apply
-        await self._apply(move.kind, move.seat, move.card, deal=move.deal)
-        return True
 
     def kick(self) -> None:
         """Start the driver (deals, discards, bots' turns) unless it is running."""
@@ -47,6 +42,11 @@ class Driver(Moves):
         without one), so however many games have bots to move, a human's card never
         queues behind all of them. A bot's card is held until :meth:`GameService.bot_hold`
         after its turn began, so how long it took says nothing of the bot's hand.
+
+        What needs no wait (the server's deals and discards, and the cards of unpaced
+        bots that choose on the loop) is made in runs of up to :data:`RUN` actions under
+        one hold and stored in one write: a trick of three such bots costs one commit,
+        not three, and its frames go out together once it is stored.
         """
         slots = self.service.slots
         loop = asyncio.get_running_loop()
@@ -55,23 +55,16 @@ class Driver(Moves):
                 async with slots.hold(self.priority), self.lock:
                     if self.closed or self.game.is_over:
                         return
-                    if await self._server_step():
-                        continue
-                    g = self.game
-                    seat = g.turn
-                    who = self.seats[seat]
-                    if g.phase != PLAY or not who.computer_plays:
+                    made, wait = await self._make_run()
+                    if made:
+                        await self._store(made)
+                    if wait is None:
+                        if len(made) == RUN:
+                            continue  # a long run of computers: the next part
                         return
-                    view = g.view(seat)
+                    seat, level, hold = wait
+                    view = self.game.view(seat)
                     seq = self.seq
-                    level = who.level or self.service.default_level
-                    hold = self.service.bot_hold(level)
-                    if hold <= 0 and level in INLINE_LEVELS:
-                        # Unpaced and chosen on the loop: played in this same hold, with
-                        # no second wait for a slot and the lock.
-                        card = await self.service.pool.choose(level, view)
-                        await self._apply("play", seat, card, actor="computer")
-                        continue
                 release_at = loop.time() + hold
                 card = await self.service.pool.choose(level, view)
                 late = loop.time() - release_at
@@ -87,6 +80,32 @@ class Driver(Moves):
             return
         except Exception:  # pragma: no cover - a bug must not kill the server quietly
             log.exception("game %s: the driver failed", self.id)
+
+    async def _make_run(self) -> tuple[list[_Made], tuple[int, str, float] | None]:
+        """Make (not store) the actions due now that need no wait, at most :data:`RUN`:
+        deals and discards (server rng) and the cards of unpaced bots that choose on the
+        loop. Returns them, and the computer's turn that stopped the run, if one did:
+        ``(seat, level, hold)``, a bot that thinks off the loop or is paced. The run also
+        stops at a person's turn and at the game's end. Call it holding :attr:`lock`."""
+        g = self.game
+        made: list[_Made] = []
+        while len(made) < RUN and not g.is_over:
+            if g.phase in (DISCARD, DEAL):
+                # drawn by the engine, made by _make
+                move = g.chance_move(self.service.rng, make=False)
+                made.append(self._make(move.kind, move.seat, move.card, move.deal, None, made))
+                continue
+            seat = g.turn
+            who = self.seats[seat]
+            if g.phase != PLAY or not who.computer_plays:
+                break
+            level = who.level or self.service.default_level
+            hold = self.service.bot_hold(level)
+            if hold > 0 or level not in INLINE_LEVELS:
+                return made, (seat, level, hold)
+            card = await self.service.pool.choose(level, g.view(seat))
+            made.append(self._make("play", seat, card, None, "computer", made))
+        return made, None
 
     async def _play_for(self, seat: int, seq: int) -> None:
         """The turn timer ran out: the computer plays this one card for the person."""

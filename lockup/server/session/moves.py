@@ -6,6 +6,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ...cards import Card, card_str
@@ -40,6 +41,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("lockup.server")
 
 
+@dataclass(frozen=True)
+class _Frames:
+    """Frames of ``count`` consecutive events, by viewer (a seat or the spectators)."""
+
+    count: int
+    frames: dict[int, list[str]]
+
+
+@dataclass(frozen=True)
+class _Made:
+    """An action the engine made and the server has not stored yet (:meth:`Moves._make`)."""
+
+    row: ActionRow
+    ops: tuple[WriteOp, ...]
+    """What else its write does (the game's end)."""
+    frames: _Frames
+    finished: bool
+    """Whether it ended the game."""
+
+
 class Moves(Clock):
     """Making an action or an event: stored first, then published to every viewer."""
 
@@ -60,20 +81,36 @@ class Moves(Clock):
         with its own view; an event hidden from a viewer is a ``skip`` of its version, so
         every viewer's versions stay consecutive. ``moved``: the events change the game
         (a move); events that do not (chat) leave a card's version valid."""
+        self._deliver(self._frames(events, self.version, players_only=players_only), moved=moved)
+
+    def _frames(
+        self, events: Sequence[GameEvent], last: int, *, players_only: bool = False
+    ) -> _Frames:
+        """The frames of ``events``, the first of version ``last + 1``, for every viewer,
+        each event with the viewer's view of the game as it is now."""
         encoded = [to_json(ev) for ev in events]
-        for seat, history in self.histories.items():
+        frames: dict[int, list[str]] = {}
+        for seat in self.histories:
+            if players_only and seat == SPECTATOR:
+                frames[seat] = [skip_frame(last + i + 1) for i in range(len(encoded))]
+                continue
+            view = to_json(self.view_of(seat))
+            frames[seat] = [event_frame(last + i + 1, ev, view) for i, ev in enumerate(encoded)]
+        return _Frames(len(encoded), frames)
+
+    def _deliver(self, made: _Frames, *, moved: bool = True) -> None:
+        """Keep and send frames made by :meth:`_frames` for the versions after
+        :attr:`version`, and move :attr:`version` on past them."""
+        for seat, texts in made.frames.items():
+            history = self.histories[seat]
             subs = [s for s in self.subscribers if s.seat == seat]
-            hidden = players_only and seat == SPECTATOR
-            view = to_json(self.view_of(seat)) if not hidden else ""
-            for i, ev in enumerate(encoded):
-                v = self.version + i + 1
-                text = skip_frame(v) if hidden else event_frame(v, ev, view)
-                history.add(v, text)
+            for i, text in enumerate(texts):
+                history.add(self.version + i + 1, text)
                 for sub in subs:
                     sub.send(text)
         if moved:
             self.stable_since = self.version + 1
-        self.version += len(events)
+        self.version += made.count
 
     async def _write(
         self, *ops: WriteOp, actions: tuple[str, list[ActionRow]] | None = None
@@ -92,6 +129,20 @@ class Moves(Clock):
     ) -> None:
         """Make one action (engine-checked by the caller), store it, then publish it.
         ``actor``: who chose a card, ``person`` or ``computer`` (stored with it)."""
+        await self._store([self._make(kind, seat, card, deal, actor)], before)
+
+    def _make(
+        self,
+        kind: str,
+        seat: int,
+        card: Card = -1,
+        deal: list[list[Card]] | None = None,
+        actor: str | None = None,
+        pending: Sequence[_Made] = (),
+    ) -> _Made:
+        """Make one action in the engine (checked by the caller) and build its row and
+        frames, to be stored and published by :meth:`_store`, after the ``pending``
+        actions made before it and not yet stored."""
         g = self.game
         tricks_before = len(g.tricks)
         summaries_before = len(g.summaries)
@@ -124,18 +175,28 @@ class Moves(Clock):
         if g.is_over and not was_over:
             assert g.winner is not None
             finish = (Store.op_finish(self.id, g.winner, dumps(g, self.names)),)
-        row = ActionRow(self.seq, kind, row_seat, data, self.version + len(events), actor)
+        last = self.version + sum(m.frames.count for m in pending)
+        seq = self.seq + len(pending)
+        row = ActionRow(seq, kind, row_seat, data, last + len(events), actor)
+        return _Made(row, finish, self._frames(events, last), bool(finish))
+
+    async def _store(self, made: Sequence[_Made], before: tuple[WriteOp, ...] = ()) -> None:
+        """Store actions made by :meth:`_make` in one write, then publish them in order.
+        If the store refuses them, this copy of the game is dropped (:meth:`_break`): what
+        the engine made was never shown, and the stored game is loaded again."""
+        ops = tuple(op for m in made for op in m.ops)
         try:
-            await self._write(*before, *finish, actions=(self.id, [row]))
+            await self._write(*before, *ops, actions=(self.id, [m.row for m in made]))
         except StoreError as e:
             self._break(e)
             raise
-        self.seq += 1
+        self.seq += len(made)
         self.last_active = time.monotonic()
         self._stop_clock()
-        self._publish(events)
+        for m in made:
+            self._deliver(m.frames)
         self._start_clock()
-        if g.is_over and not was_over:
+        if any(m.finished for m in made):
             self._changed()
             # Only a room's game may be rated: a solo game's end costs no database read.
             if self.service.on_finish is not None and self.room_id is not None:
