@@ -612,3 +612,42 @@ def test_lease_holders_reads_many_at_once(db_url: str) -> None:
         assert holders == {"game:g1": (a, 1), "game:g2": (a, 1)}  # g0 expired, g3 none
 
     _run(go, db_url)
+
+
+def test_one_group_commit_stores_every_row_of_many_games_as_written(db_url: str) -> None:
+    """Many games' rows in one commit (the writer's one statement for them all) come back
+    exactly: each column, a missing actor, quotes and non-ASCII text, and under leases
+    (the fence check of hundreds of games at once, more than one ``IN`` batch)."""
+    a = process_id()
+    games = [f"g{i}" for i in range(600)]
+
+    async def go(store: Store) -> None:
+        leases = {}
+        for g in games:
+            lease = await store.acquire_lease(f"game:{g}", a, 60)
+            assert lease is not None
+            leases[g] = lease
+        await asyncio.gather(
+            *(
+                store.write(Store.op_create_game(_header(g), [DEAL], []), lease=leases[g])
+                for g in games
+            )
+        )
+        wanted = {
+            g: [
+                ActionRow(1, "play", i % 4, "QD", 2, "person"),
+                ActionRow(2, "discard", 3, '["É\'"]', 3, None),
+                ActionRow(3, "play", 1, "2C", 7 + i, "computer"),
+            ]
+            for i, g in enumerate(games)
+        }
+        commits = store.commits
+        await asyncio.gather(
+            *(store.write(actions=(g, rows), lease=leases[g]) for g, rows in wanted.items())
+        )
+        assert store.commits - commits < 5
+        for g in games[::37] + games[-1:]:
+            loaded = await store.load(g)
+            assert loaded is not None and loaded[1] == [DEAL, *wanted[g]]
+
+    _run(go, db_url)

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .rows import Lease, _aware, _chunks, _now
 from .schema import leases_table
-from .writer import StoreBase
+from .writer import StoreBase, locked_holders
 
 
 class LeaseStore(StoreBase):
@@ -73,8 +73,7 @@ class LeaseStore(StoreBase):
         until = _now() + timedelta(seconds=ttl)
         with self._engine().begin() as conn:
             for chunk in _chunks(sorted(wanted)):
-                query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
-                held = {str(r.id): (str(r.owner), int(r.fence)) for r in conn.execute(query)}
+                held = locked_holders(conn, chunk)
                 kept = []
                 for key in chunk:
                     for lease in wanted[key]:

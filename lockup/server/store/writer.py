@@ -13,10 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import (
-    select,
-    update,
-)
+from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -58,6 +55,35 @@ def _reason(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
+@functools.lru_cache(maxsize=64)
+def _holders_sql(n: int, mark: str) -> str:
+    """``SELECT id, owner, fence FROM leases`` of ``n`` ids, locking their rows: one array
+    parameter on PostgreSQL (``mark`` ``%s``, the same text for any ``n``, so the driver
+    prepares it once), ``n`` marks on SQLite (``?``, which has no ``FOR UPDATE``: it has
+    one writer at a time)."""
+    table = leases_table.name
+    if mark == "?":
+        return f"SELECT id, owner, fence FROM {table} WHERE id IN ({', '.join('?' * n)})"
+    return f"SELECT id, owner, fence FROM {table} WHERE id = ANY(%s) FOR UPDATE"
+
+
+def locked_holders(conn: Connection, keys: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """The owner and fence of each row of ``keys`` in ``leases``, the rows locked until the
+    transaction ends (PostgreSQL): one statement per :data:`BATCH` keys, written once as
+    the driver's own SQL (compiling an ``IN`` of hundreds of ids each time cost the
+    writer's thread more than the database did)."""
+    held: dict[str, tuple[str, int]] = {}
+    sqlite = conn.dialect.name == "sqlite"
+    for chunk in _chunks(keys):
+        if sqlite:
+            result = conn.exec_driver_sql(_holders_sql(len(chunk), "?"), tuple(chunk))
+        else:
+            result = conn.exec_driver_sql(_holders_sql(0, "%s"), (list(chunk),))
+        for key, owner, fence in result:
+            held[str(key)] = (str(owner), int(fence))
+    return held
+
+
 def _check_fences(conn: Connection, leases: Collection[Lease]) -> None:
     """Raise :class:`LeaseLost` unless every one of ``leases`` is still its row's owner
     and fence: one ``SELECT ... FOR UPDATE`` per :data:`BATCH` of them, whatever the
@@ -67,13 +93,8 @@ def _check_fences(conn: Connection, leases: Collection[Lease]) -> None:
     this write to commit (and then loads it) or has already moved the fence on (and this
     write is refused). SQLite has one writer at a time, so its plain ``SELECT`` suffices.
     """
-    t = leases_table.c
     wanted = {lease.key: lease for lease in leases}
-    held: dict[str, tuple[str, int]] = {}
-    for chunk in _chunks(sorted(wanted)):
-        query = select(t.id, t.owner, t.fence).where(t.id.in_(chunk)).with_for_update()
-        for row in conn.execute(query):
-            held[str(row.id)] = (str(row.owner), int(row.fence))
+    held = locked_holders(conn, sorted(wanted))
     for key, lease in wanted.items():
         if held.get(key) != (lease.owner, lease.fence):
             raise LeaseLost(f"{key} is no longer owned by this process (fence {lease.fence})")
@@ -109,29 +130,42 @@ def _action_tuples(game_id: str, actions: Sequence[ActionRow]) -> list[tuple[Any
 
 
 @functools.lru_cache(maxsize=16)
-def _insert_sql(n: int, mark: str) -> str:
-    """``INSERT INTO actions ... VALUES (mark, ...), ...`` of ``n`` rows, ``mark`` the
-    driver's positional parameter (``?`` for sqlite3, ``%s`` for psycopg)."""
-    one = "(" + ", ".join([mark] * len(ACTION_COLUMNS)) + ")"
+def _insert_sql(n: int) -> str:
+    """SQLite's ``INSERT INTO actions ... VALUES (?, ...), ...`` of ``n`` rows."""
+    one = "(" + ", ".join(["?"] * len(ACTION_COLUMNS)) + ")"
     columns = ", ".join(ACTION_COLUMNS)
     return f"INSERT INTO {actions_table.name} ({columns}) VALUES " + ", ".join([one] * n)
 
 
-def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert action rows: on SQLite with one multi-row statement per :data:`INSERT_CHUNK`
-    of them, elsewhere as one ``executemany`` (psycopg sends it in one round trip).
+_UNNEST_TYPES = ("varchar", "int", "varchar", "int", "text", "int", "varchar")
+"""PostgreSQL's array type of each of :data:`ACTION_COLUMNS`, for :func:`_insert_actions`."""
 
-    One statement rather than one execution per row matters to SQLite on the database
-    thread: the driver lets go of the GIL around each statement it runs, and each time it
-    must win it back from the event loop (milliseconds when the loop is busy). A batch
-    of a hundred rows so costs one wait, not a hundred.
+
+def _insert_actions(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert action rows in few statements: on PostgreSQL one ``INSERT ... SELECT FROM
+    unnest(...)`` of an array a column, whatever the number of rows; on SQLite one
+    multi-row ``INSERT`` per :data:`INSERT_CHUNK` of them.
+
+    Few statements matter on the database thread: the driver lets go of the GIL around
+    each one, and each time it must win it back from the event loop (milliseconds when
+    the loop is busy). PostgreSQL's statement is the same short text at every batch, so
+    psycopg prepares it once and never parses it again (a multi-row ``VALUES`` is new
+    text at each size, too long for psycopg's cache of parsed queries).
     """
     if conn.dialect.name != "sqlite":
-        conn.exec_driver_sql(_insert_sql(1, "%s"), list(rows))
+        conn.exec_driver_sql(_unnest_sql(), tuple(list(col) for col in zip(*rows, strict=True)))
         return
     for i in range(0, len(rows), INSERT_CHUNK):
         chunk = rows[i : i + INSERT_CHUNK]
-        conn.exec_driver_sql(_insert_sql(len(chunk), "?"), tuple(x for r in chunk for x in r))
+        conn.exec_driver_sql(_insert_sql(len(chunk)), tuple(x for r in chunk for x in r))
+
+
+@functools.cache
+def _unnest_sql() -> str:
+    """The PostgreSQL statement of :func:`_insert_actions`."""
+    arrays = ", ".join(f"%s::{t}[]" for t in _UNNEST_TYPES)
+    columns = ", ".join(ACTION_COLUMNS)
+    return f"INSERT INTO {actions_table.name} ({columns}) SELECT * FROM unnest({arrays})"
 
 
 class StoreBase:
