@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=d.move_slots,
         metavar="N",
         help="how many games may make a bot's move (or a deal, a discard) at once; fewer "
-        "keeps a person's card quicker under load, more plays bots faster (default 64)",
+        "keeps a person's card quicker under load, more plays bots faster (default 16)",
     )
     p.add_argument(
         "--hint-processes",

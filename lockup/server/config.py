@@ -33,10 +33,11 @@ class ServerConfig:
     """A game nobody watches leaves memory after this many idle seconds (it stays stored)."""
     buffer_size: int = 200
     """Events kept per seat for reconnecting pages."""
-    move_slots: int = 64
-    """How many games may move (deal, discard, a bot's card) at once. Their writes go to
+    move_slots: int = 16
+    """How many games may move (deals, discards, bots' cards) at once. Their writes go to
     the database together (one commit a batch), so too few slots make many small commits;
-    a person's card takes no slot and joins the next commit."""
+    a person's card takes no slot and joins the next commit. A slot holds a whole run of
+    moves that need no wait (one write), so a few slots keep the bots of many games going."""
     bot_delay: float = 0.35
     """A bot's card leaves the server at least this many seconds after its turn began."""
     bot_jitter: float = 0.25
