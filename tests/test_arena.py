@@ -52,6 +52,9 @@ def test_mean_ci_hand_computed() -> None:
     assert e.clear_of_zero
     assert stats.mean_ci([2.0]).ci95 is None
     assert not stats.mean_ci([-1.0, 1.0]).clear_of_zero
+    # Sets that all agree have no spread: no interval, and never "clear of zero".
+    same = stats.mean_ci([0.5, 0.5, 0.5])
+    assert same.mean == 0.5 and same.ci95 is None and not same.clear_of_zero
     assert stats.percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
 
 

@@ -91,7 +91,8 @@ def t_quantile(p: float, df: float) -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean over ``n`` independent units with its 95% interval (None for n < 2)."""
+    """A mean over ``n`` independent units with its 95% interval (None for n < 2, or when
+    every unit gave the same value)."""
 
     mean: float
     lo: float | None
@@ -100,7 +101,7 @@ class Estimate:
 
     @property
     def ci95(self) -> list[float] | None:
-        """``[lo, hi]``, or None when there are fewer than two units."""
+        """``[lo, hi]``, or None when there are fewer than two units or no spread."""
         if self.lo is None or self.hi is None:
             return None
         return [self.lo, self.hi]
@@ -112,7 +113,10 @@ class Estimate:
 
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> Estimate:
-    """The mean of ``values`` and its Student-t confidence interval at ``level``."""
+    """The mean of ``values`` and its Student-t confidence interval at ``level``; no
+    interval (None) for fewer than two values, or for values all the same: their spread
+    of zero would give an interval of zero width, "clear of zero" on a few sets that
+    happened to agree."""
     n = len(values)
     if n == 0:
         raise ValueError("no values")
@@ -120,6 +124,8 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Estimate:
     if n < 2:
         return Estimate(mean, None, None, n)
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    if var == 0.0:
+        return Estimate(mean, None, None, n)
     half = t_quantile(0.5 + level / 2.0, n - 1) * math.sqrt(var / n)
     return Estimate(mean, mean - half, mean + half, n)
 
