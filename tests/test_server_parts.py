@@ -327,6 +327,73 @@ def test_unpaced_computers_are_stored_in_one_write_and_shown_card_by_card(
     asyncio.run(go())
 
 
+def test_a_page_that_joins_during_a_write_is_shown_the_game_once_it_is_stored(
+    tmp_path: Path,
+) -> None:
+    """A room's page joins its game without the game's lock (the room's lock is what its
+    service holds). While a card is being stored the engine already holds it: a page that
+    joins then gets nothing until the write is done, then the stored game and every
+    version after it; a page that joined and left meanwhile gets nothing at all."""
+    from lockup.server.session import GameService
+
+    url = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    config = replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0)
+
+    async def settled(session: Any) -> None:
+        for _ in range(2000):
+            if not session.busy:
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the computers did not stop")
+
+    async def go() -> None:
+        store = Store(url)
+        await store.start()
+        pool = BotPool(processes=1)
+        service = GameService(store, pool, config)
+        try:
+            session = await service.new_game("p" * 18, Rules(target=10), "random")
+            first = _Page(0)
+            await settled(session)
+            session.join(first, 0)
+            version = first.frames[-1]["version"]
+            card = first.frames[-1]["view"]["legal"][0]
+            real_write = session._write
+            gate, writing = asyncio.Event(), asyncio.Event()
+
+            async def held_write(*args: Any, **kw: Any) -> None:
+                writing.set()
+                await gate.wait()
+                await real_write(*args, **kw)
+
+            session._write = held_write
+            played = asyncio.create_task(session.play(0, _card(card), version, "p" * 18))
+            await writing.wait()
+            assert session.version == version  # made, not stored
+            second, gone = _Page(0), _Page(0)
+            session.join(second, 0)
+            session.join(gone, 0)
+            session.leave(gone)
+            assert session.connected(0)
+            assert second.frames == [] and gone.frames == []
+            gate.set()
+            await played
+            await settled(session)
+            assert gone.frames == []
+            state = second.frames[0]
+            assert state["type"] == "state" and state["version"] >= version + 1
+            shown = state["view"]["trick"] + (state["view"]["last_trick"] or {"plays": []})["plays"]
+            assert {"seat": 0, "card": card} in shown or state["view"]["phase"] != "play"
+            after = [f["version"] for f in second.frames[1:] if "version" in f]
+            assert after == list(range(state["version"] + 1, session.version + 1))
+            assert second.frames[-1]["view"] == first.frames[-1]["view"]
+        finally:
+            await store.close()
+            pool.close()
+
+    asyncio.run(go())
+
+
 def _card(text: str) -> int:
     from lockup.cards import parse_card
 

@@ -61,6 +61,12 @@ class SessionBase:
         self.closed = False
         """Set once evicted or broken: look the game up again."""
         self.subscribers: set[Subscriber] = set()
+        self.unstored = 0
+        """Actions the engine holds that are not stored yet (a run or a card whose write is
+        under way): meanwhile the engine is ahead of :attr:`version` and of the store."""
+        self._joining: dict[Subscriber, int] = {}
+        """Pages that joined while :attr:`unstored` was not 0, with the version they had:
+        they are sent the game once the write is done (:meth:`Presence.join`)."""
         self.histories: dict[int, History] = {
             s: History(service.buffer_size) for s in self.human_seats()
         }
@@ -89,8 +95,10 @@ class SessionBase:
         self.histories.setdefault(SPECTATOR, History(self.service.buffer_size))
 
     def connected(self, seat: int) -> bool:
-        """Whether a page of ``seat`` is connected."""
-        return any(sub.seat == seat for sub in self.subscribers)
+        """Whether a page of ``seat`` is connected (or joining: see :attr:`_joining`)."""
+        return any(sub.seat == seat for sub in self.subscribers) or any(
+            sub.seat == seat for sub in self._joining
+        )
 
     @property
     def watchers(self) -> int:

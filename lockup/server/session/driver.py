@@ -80,6 +80,8 @@ class Driver(Moves):
             return
         except Exception:  # pragma: no cover - a bug must not kill the server quietly
             log.exception("game %s: the driver failed", self.id)
+            if self.unstored:  # the engine holds moves never stored: load the game again
+                self._break(StoreError("the driver failed"))
 
     async def _make_run(self) -> tuple[list[_Made], tuple[int, str, float] | None]:
         """Make (not store) the actions due now that need no wait, at most :data:`RUN`:

@@ -36,6 +36,7 @@ from .clock import Clock
 
 if TYPE_CHECKING:
     from .game import GameSession
+    from .seat import Subscriber
 
 
 log = logging.getLogger("lockup.server")
@@ -160,6 +161,7 @@ class Moves(Clock):
                 g.discard(card, seat)
             row_seat = seat
             data = card_str(card)
+        self.unstored += 1
         events = move_events(
             g,
             kind,
@@ -190,17 +192,25 @@ class Moves(Clock):
         except StoreError as e:
             self._break(e)
             raise
+        self.unstored = 0
         self.seq += len(made)
         self.last_active = time.monotonic()
         self._stop_clock()
         for m in made:
             self._deliver(m.frames)
         self._start_clock()
+        joining, self._joining = self._joining, {}
+        for sub, since in joining.items():  # pages that joined during the write
+            self.join(sub, since)
         if any(m.finished for m in made):
             self._changed()
             # Only a room's game may be rated: a solo game's end costs no database read.
             if self.service.on_finish is not None and self.room_id is not None:
                 self.service.on_finish(self.id)
+
+    def join(self, sub: Subscriber, since: int) -> None:
+        """Subscribe a page (see :meth:`~.presence.Presence.join`)."""
+        raise NotImplementedError
 
     def _break(self, cause: StoreError) -> None:
         """The store refused a change the engine had made: drop this copy of the game.
@@ -215,8 +225,9 @@ class Moves(Clock):
         self.service.forget(cast("GameSession", self))
         moved = isinstance(cause, LeaseLost)
         frame = error_frame(UNAVAILABLE, UNAVAILABLE_REASON, self.version)
-        for sub in list(self.subscribers):
+        for sub in [*self.subscribers, *self._joining]:
             if not moved:
                 sub.send(frame)
             sub.close(CLOSE_RESTART if moved else CLOSE_TRY_LATER)
         self.subscribers.clear()
+        self._joining.clear()

@@ -30,6 +30,12 @@ class Presence(Driver):
         history = self.histories.get(sub.seat)
         if history is None:
             raise ProtocolError("not-your-game", "You have no seat in this game.")
+        if self.unstored:
+            # A write is under way and the engine already holds its moves, which may yet
+            # be refused: the page is sent the game once it is stored (a room's page
+            # joins without the game's lock).
+            self._joining[sub] = since
+            return
         missed = history.since(since, self.version)
         if missed is None:
             sub.send(self.state_frame(sub.seat))
@@ -54,6 +60,10 @@ class Presence(Driver):
 
     def leave(self, sub: Subscriber) -> None:
         """Unsubscribe ``sub``; a person's last page gone starts the grace period."""
+        if self._joining.pop(sub, None) is not None:  # it joined during a write, and left
+            if sub.seat != SPECTATOR and not self.connected(sub.seat):
+                self._start_grace(sub.seat)
+            return
         if sub not in self.subscribers:
             return
         self.subscribers.discard(sub)
