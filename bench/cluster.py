@@ -26,6 +26,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from cpu import CpuMeter, Usage, tree  # noqa: E402
 from server import UNLIMITED, Stats, free_port, percentile, report, run  # noqa: E402
 from services import Postgres, Redis  # noqa: E402
 
@@ -59,10 +60,23 @@ def start(
 
 def one_run(
     pg: Postgres, redis: Redis, workers: int, args: argparse.Namespace
-) -> tuple[Stats, float]:
+) -> tuple[Stats, float, Usage]:
+    """One run of the load on a fresh database; (stats, wall seconds, CPU used)."""
     proc, url = start(pg.new_database(), redis.url, workers, args)
+    postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
+    assert redis.proc is not None
+    redis_pid = redis.proc.pid
+    meter = CpuMeter(
+        {
+            "servers": lambda: tree(proc.pid),
+            "postgres": lambda: tree(postmaster),
+            "redis": lambda: tree(redis_pid),
+        }
+    )
     try:
-        return asyncio.run(run(args, url))
+        meter.start()
+        stats, wall = asyncio.run(run(args, url))
+        return stats, wall, meter.stop()
     finally:
         proc.terminate()
         proc.wait(60)
@@ -85,7 +99,7 @@ def main() -> int:
     args.concurrency = args.concurrency or args.games
     args.rooms = 0
     pg, redis = Postgres(), Redis(appendonly=False)
-    runs: dict[int, list[tuple[Stats, float]]] = {1: [], 2: []}
+    runs: dict[int, list[tuple[Stats, float, Usage]]] = {1: [], 2: []}
     try:
         pg.start()
         redis.start()
@@ -96,18 +110,26 @@ def main() -> int:
         redis.remove()
         pg.remove()
     for workers, results in runs.items():
-        for stats, wall in results:
-            report(args, stats, wall, f"[{workers} process{'es' if workers > 1 else ''}] ")
-    gps = {w: statistics.median(s.games / t for s, t in r) for w, r in runs.items()}
+        for stats, wall, usage in results:
+            report(args, stats, wall, f"[{workers} process{'es' if workers > 1 else ''}] ", usage)
+    gps = {w: statistics.median(s.games / t for s, t, _ in r) for w, r in runs.items()}
     p99 = {
-        w: statistics.median(percentile([x * 1000 for x in s.acks], 99) for s, _ in r)
+        w: statistics.median(percentile([x * 1000 for x in s.acks], 99) for s, _, _ in r)
         for w, r in runs.items()
     }
-    failed = {w: sum(s.failed for s, _ in r) for w, r in runs.items()}
+    bound = statistics.median(u.bound(s.games) for s, _, u in runs[2])
+    failed = {w: sum(s.failed for s, _, _ in r) for w, r in runs.items()}
     if any(failed.values()):  # a failed player's game never ran: the figures flatter
         print(f"NOT COMPARABLE: players failed (1: {failed[1]}, 2: {failed[2]})")
     print(f"games/s        1: {gps[1]:.2f}   2: {gps[2]:.2f}   ratio 2/1: {gps[2] / gps[1]:.2f}")
     print(f"ack p99 (ms)   1: {p99[1]:.1f}   2: {p99[2]:.1f}   ratio 2/1: {p99[2] / p99[1]:.2f}")
+    # What the machine allows: its CPUs over what a game cost in all (servers, PostgreSQL,
+    # Redis and these players) in the 2-process run. Two processes cannot pass this however
+    # well they share the work; near it, every card waits for a CPU.
+    print(
+        f"machine bound  {bound:.2f} games/s at the 2-process run's CPU a game "
+        f"= {bound / gps[1]:.2f} x the 1-process run"
+    )
     return 0
 
 

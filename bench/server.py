@@ -40,6 +40,10 @@ from typing import Any
 import httpx
 import websockets
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cpu import CpuMeter, Usage, tree  # noqa: E402
+
 
 @dataclass
 class Stats:
@@ -367,22 +371,22 @@ def main() -> int:
             ap.error("--rooms has no peer: earlier servers have no rooms")
     args.concurrency = args.concurrency or args.games
     if args.peer is None:
-        stats, wall = one_run(args, None)
-        report(args, stats, wall, "")
+        stats, wall, usage = one_run(args, None)
+        report(args, stats, wall, "", usage)
         return 0 if stats.games == args.games else 1
-    ours: list[tuple[Stats, float]] = []
-    theirs: list[tuple[Stats, float]] = []
+    ours: list[tuple[Stats, float, Usage | None]] = []
+    theirs: list[tuple[Stats, float, Usage | None]] = []
     for _ in range(args.rounds):
         ours.append(one_run(args, None))
         theirs.append(one_run(args, args.peer.resolve()))
     for name, runs in (("this checkout", ours), (f"peer {args.peer}", theirs)):
-        for stats, wall in runs:
-            report(args, stats, wall, f"[{name}] ")
-    gps = [s.games / w for s, w in ours]
-    peer_gps = [s.games / w for s, w in theirs]
-    p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in ours]
-    peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _ in theirs]
-    failed = sum(s.failed for s, _ in ours), sum(s.failed for s, _ in theirs)
+        for stats, wall, usage in runs:
+            report(args, stats, wall, f"[{name}] ", usage)
+    gps = [s.games / w for s, w, _ in ours]
+    peer_gps = [s.games / w for s, w, _ in theirs]
+    p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _ in ours]
+    peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _ in theirs]
+    failed = sum(s.failed for s, _, _ in ours), sum(s.failed for s, _, _ in theirs)
     if any(failed):  # a failed player's game never ran: the figures would flatter its side
         print(f"NOT COMPARABLE: players failed (this {failed[0]}, peer {failed[1]})")
     print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
@@ -390,8 +394,9 @@ def main() -> int:
     return 0
 
 
-def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, float]:
-    """One run of the load on a fresh server (of ``checkout``), or on ``--url``."""
+def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, float, Usage | None]:
+    """One run of the load on a fresh server (of ``checkout``), or on ``--url``; (stats,
+    wall seconds, the CPU the server and the players used, None for ``--url``)."""
     proc = None
     tmp = tempfile.TemporaryDirectory(prefix="lockup-bench-")
     try:
@@ -405,7 +410,13 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
                 checkout,
                 args.settle,
             )
-        return asyncio.run(run(args, url))
+        if proc is None:
+            return (*asyncio.run(run(args, url)), None)
+        server = proc.pid
+        meter = CpuMeter({"server": lambda: tree(server)})
+        meter.start()
+        stats, wall = asyncio.run(run(args, url))
+        return stats, wall, meter.stop()
     finally:
         if proc is not None:
             proc.terminate()
@@ -413,8 +424,10 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
         tmp.cleanup()
 
 
-def report(args: argparse.Namespace, stats: Stats, wall: float, prefix: str) -> None:
-    """Print one run's figures."""
+def report(
+    args: argparse.Namespace, stats: Stats, wall: float, prefix: str, usage: Usage | None = None
+) -> None:
+    """Print one run's figures (and where its CPU went, when measured)."""
     ms = [x * 1000 for x in stats.acks]
     who = "4 people a room" if args.rooms else f"bots {args.level}"
     print(
@@ -429,6 +442,8 @@ def report(args: argparse.Namespace, stats: Stats, wall: float, prefix: str) -> 
     print(f"ack p99        {percentile(ms, 99):.1f} ms")
     print(f"ack max        {max(ms) if ms else float('nan'):.1f} ms")
     print(f"errors         {stats.errors or 'none'}; players failed: {stats.failed}")
+    if usage is not None:
+        print(f"CPU            {usage.line(stats.games, wall)}")
 
 
 if __name__ == "__main__":
