@@ -12,7 +12,9 @@ on the same file). After every step both check the room's promises:
 - no seat waits on an absent person longer than the grace (a computer plays it, or its
   takeover is due within the grace);
 - someone can always start or leave: while the room is open, its host is seated, and is
-  present or will pass the host on to someone seated.
+  present or will pass the host on to someone seated;
+- a page that opens while the game stores a move is shown nothing of the game until the
+  move is stored, then the stored game and every version after it.
 """
 
 from __future__ import annotations
@@ -288,6 +290,68 @@ class RoomMachine(RuleBasedStateMachine):
         room = self.room()
         if room is not None:
             self.in_loop(self.rooms.connect, room, page, 0)
+        return page
+
+    @rule(target=pages, who=st.one_of(person, st.none()))
+    def open_page_during_a_write(self, who: str | None) -> Page:
+        """A page opens while the game stores a move (a person's card, or the computers'
+        run after it): it is sent nothing of the game until the move is stored, then the
+        stored game and every version after it."""
+        page = Page(who)
+        room = self.room()
+        if room is None:
+            return page
+        session = room.session
+        if session is None or session.closed or room.status != PLAYING or session.game.is_over:
+            self.in_loop(self.rooms.connect, room, page, 0)
+            return page
+        gate, writing = asyncio.Event(), asyncio.Event()
+        real_write = session._write
+
+        async def held_write(*args: Any, **kw: Any) -> None:
+            writing.set()
+            await gate.wait()
+            await real_write(*args, **kw)
+
+        async def a_card(turn: int, card: int, player: str | None) -> None:
+            try:
+                await session.play(turn, card, session.version, player)
+            except ProtocolError:
+                pass
+
+        async def open_during_a_write() -> tuple[bool, int]:
+            g, before = session.game, session.version
+            who_plays = session.seats[g.turn]
+            if g.phase == "play" and not who_plays.computer_plays and not session.busy:
+                task = a_card(g.turn, g.legal_cards()[0], who_plays.player)
+                asyncio.get_running_loop().create_task(task)
+            else:
+                session.kick()
+            try:
+                await asyncio.wait_for(writing.wait(), 0.5)
+            except TimeoutError:
+                pass
+            moving = writing.is_set() and session.unstored > 0  # not a note's write
+            self.rooms.connect(room, page, 0)
+            return moving, before
+
+        def game_frames() -> list[dict[str, Any]]:
+            return [f for f in page.frames if f["type"] in ("state", "event", "skip")]
+
+        session._write = held_write
+        try:
+            held, before = self.run(open_during_a_write())
+            if held:
+                assert game_frames() == [], "the game was shown before its move was stored"
+        finally:
+            del session._write
+            gate.set()
+        self.settle(0.05)
+        shown = game_frames()
+        if held and shown and not session.closed:
+            first, rest = shown[0], [f["version"] for f in shown[1:]]
+            assert first["type"] == "state" and first["version"] > before
+            assert rest == list(range(first["version"] + 1, first["version"] + 1 + len(rest)))
         return page
 
     @rule(page=consumes(pages))
