@@ -55,6 +55,9 @@ def test_mean_ci_hand_computed() -> None:
     # Sets that all agree have no spread: no interval, and never "clear of zero".
     same = stats.mean_ci([0.5, 0.5, 0.5])
     assert same.mean == 0.5 and same.ci95 is None and not same.clear_of_zero
+    # ... also when they differ only by the rounding of how each was computed.
+    rounded = stats.mean_ci([0.1 + 0.2, 0.3, 6 / 23 + 0.3 - 6 / 23])
+    assert rounded.ci95 is None and not rounded.clear_of_zero
     assert stats.percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
 
 

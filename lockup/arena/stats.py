@@ -114,18 +114,19 @@ class Estimate:
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> Estimate:
     """The mean of ``values`` and its Student-t confidence interval at ``level``; no
-    interval (None) for fewer than two values, or for values all the same: their spread
-    of zero would give an interval of zero width, "clear of zero" on a few sets that
-    happened to agree."""
+    interval (None) for fewer than two values, or for values all the same (to rounding):
+    their spread of zero would give an interval of zero width, "clear of zero" on a few
+    sets that happened to agree."""
     n = len(values)
     if n == 0:
         raise ValueError("no values")
     mean = math.fsum(values) / n
     if n < 2:
         return Estimate(mean, None, None, n)
-    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    if var == 0.0:
+    if max(values) - min(values) <= 1e-9 * max(1.0, abs(mean)):
+        # all the same but for rounding (6/23 and 12/46 need not be the same float)
         return Estimate(mean, None, None, n)
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     half = t_quantile(0.5 + level / 2.0, n - 1) * math.sqrt(var / n)
     return Estimate(mean, mean - half, mean + half, n)
 
