@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,6 +140,9 @@ def test_the_candidate_in_its_own_population_is_skipped() -> None:
         (["--population", "normal", "--records", "/tmp/x"], "do not go with --population"),
         (["--population", "normal", "--hands", "0"], "--hands"),
         (["--bots", "random,random,random,random", "--candidate", "normal"], "--population"),
+        (["--population", "normal", "--resume"], "--resume needs --json FILE"),
+        (["--population", "normal", "--resume", "--json", "-"], "--resume needs --json FILE"),
+        (["--bots", "random,random,random,random", "--resume"], "--resume goes with --population"),
     ],
 )
 def test_bad_population_is_a_clear_error(
@@ -148,6 +152,83 @@ def test_bad_population_is_a_clear_error(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert "arena: member" not in err  # nothing was played
+
+
+def test_a_stopped_population_run_resumes_where_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json FILE`` is rewritten after each member, so a run stopped part way keeps what
+    it played; ``--resume`` plays only the rest, and the table made in two parts is the
+    table made at once."""
+    from lockup.arena import population
+
+    out = tmp_path / "population.json"
+    argv = ["arena", "--population", "learned,easy,random", "--candidate", "pimc+", *TINY]
+    real_arena = population.run_arena
+    played: list[str] = []
+
+    def stopped_at_the_third(config: Any, bar: Any) -> Any:
+        played.append(config.specs[1].text)
+        if len(played) == 3:
+            raise KeyboardInterrupt
+        return real_arena(config, bar)
+
+    monkeypatch.setattr(population, "run_arena", stopped_at_the_third)
+    assert lockup_main([*argv, "--json", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    part = json.loads(out.read_text(encoding="utf-8"))
+    assert part["complete"] is False and part["kept"] == []
+    assert [m["member"] for m in part["members"]] == ["learned", "easy"]
+
+    played.clear()
+    assert lockup_main([*argv, "--json", str(out), "--resume"]) == 0
+    captured = capsys.readouterr()
+    assert played == ["random"]  # only the member not played yet
+    assert "member 3 of 3: pimc+ against random" in captured.err
+    assert "member 1 of 3" not in captured.err and "member 2 of 3" not in captured.err
+    assert "kept from an earlier run: learned, easy" in captured.out
+    whole = json.loads(out.read_text(encoding="utf-8"))
+    assert whole["complete"] is True and whole["kept"] == ["learned", "easy"]
+    assert whole["members"][:2] == part["members"]  # kept as they were
+    assert not (tmp_path / "population.json.tmp").exists()
+
+    # Resuming a finished run plays nothing; the table is the one made at once.
+    played.clear()
+    assert lockup_main([*argv, "--json", str(out), "--resume", "--quiet"]) == 0
+    assert played == []
+    assert "kept from an earlier run: learned, easy, random" in capsys.readouterr().out
+    monkeypatch.setattr(population, "run_arena", real_arena)
+    assert lockup_main([*argv, "--json", "-", "--quiet"]) == 0
+    at_once = json.loads(capsys.readouterr().out)
+
+    def figures(doc: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {k: v for k, v in m.items() if k not in ("arena", "elapsed_s")} for m in doc["members"]
+        ]
+
+    assert figures(whole) == figures(at_once)
+
+
+def test_resume_refuses_a_file_of_other_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "population.json"
+    argv = ["arena", "--population", "random", "--candidate", "easy", "--quiet", *TINY]
+    assert lockup_main([*argv, "--json", str(out)]) == 0
+    before = out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    other = [*argv, "--seed", "3", "--json", str(out), "--resume"]
+    assert lockup_main(other) == 2
+    err = capsys.readouterr().err
+    assert "cannot resume from" in err and "seed 2, not 3" in err
+    assert out.read_text(encoding="utf-8") == before
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    bad = [*argv, "--json", str(tmp_path / "bad.json"), "--resume"]
+    assert lockup_main(bad) == 2
+    assert "cannot resume from" in capsys.readouterr().err
+    (tmp_path / "other.json").write_text('{"format": "lockup-record/1"}', encoding="utf-8")
+    assert lockup_main([*argv, "--json", str(tmp_path / "other.json"), "--resume"]) == 2
+    assert "not a lockup-population/1 document" in capsys.readouterr().err
 
 
 def test_missing_openspiel_candidate_is_an_error(

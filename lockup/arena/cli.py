@@ -23,6 +23,7 @@ from .population import (
     DEFAULT_POPULATION,
     PopulationConfig,
     format_population,
+    kept_rows,
     run_population,
 )
 from .ratings import format_ratings
@@ -118,6 +119,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="SPEC",
         help=f"the bot --population measures (default {DEFAULT_CANDIDATE})",
     )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --population and --json FILE: keep the members FILE holds (an earlier "
+        "run of the same candidate and settings, finished or stopped) and play the rest; "
+        "FILE is rewritten after each member either way",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -140,6 +148,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise ArenaError(f"the arena needs four bots, one a seat; got {len(texts)}: {texts}")
     if getattr(args, "candidate", None):
         raise ArenaError("--candidate goes with --population")
+    if getattr(args, "resume", False):
+        raise ArenaError("--resume goes with --population")
     specs = tuple(parse_spec(t) for t in texts)
     return ArenaConfig(
         specs=specs,
@@ -368,11 +378,18 @@ def _emit(table: str, document: dict[str, Any], json_path: str | None) -> int:
         print(table)
         if json_path:
             try:
-                with open(json_path, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
+                _write_json(json_path, document)
             except OSError as e:
                 return _error(f"cannot write {json_path}: {e.strerror}")
     return 0
+
+
+def _write_json(path: str, document: dict[str, Any]) -> None:
+    """Write the document to ``path`` whole or not at all (a new file, then renamed)."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
 
 
 def population_main(args: argparse.Namespace) -> int:
@@ -381,6 +398,17 @@ def population_main(args: argparse.Namespace) -> int:
         config = population_from_args(args)
     except (SpecError, ArenaError, ValueError) as e:
         return _error(str(e))
+    kept: dict[str, dict[str, Any]] = {}
+    if args.resume:
+        if not args.json or args.json == "-":
+            return _error("--resume needs --json FILE: the file to keep members from")
+        try:
+            with open(args.json, encoding="utf-8") as f:
+                kept = kept_rows(config, json.load(f))
+        except FileNotFoundError:
+            kept = {}  # nothing played yet: a first run
+        except (OSError, ValueError, ArenaError) as e:
+            return _error(f"cannot resume from {args.json}: {e}")
     bars: list[ProgressBar] = []
 
     def progress(index: int, count: int, member: str) -> ProgressBar | None:
@@ -396,8 +424,15 @@ def population_main(args: argparse.Namespace) -> int:
         bars.append(ProgressBar(sys.stderr))
         return bars[-1]
 
+    def checkpoint(document: dict[str, Any]) -> None:
+        if args.json and args.json != "-":
+            try:
+                _write_json(args.json, document)
+            except OSError as e:
+                raise ArenaError(f"cannot write {args.json}: {e.strerror}") from e
+
     try:
-        result = run_population(config, progress)
+        result = run_population(config, progress, kept, checkpoint)
     except (SpecError, ArenaError) as e:
         return _error(str(e))
     except KeyboardInterrupt:

@@ -12,13 +12,19 @@ interval of their difference. The intervals are the arena's (docs/arena.md).
 A member that cannot play on this machine (``openspiel-ismcts`` without OpenSpiel) is
 listed as skipped with the reason, as is a member with the candidate's own spec; any
 other bad spec stops the run before anything is played.
+
+A long run can be taken in parts: the document is handed to a ``checkpoint`` after each
+member (``--json FILE`` rewrites FILE then), and a later run of the same candidate and
+settings keeps the members an earlier document holds (:func:`kept_rows`, ``--resume``)
+and plays only the rest. Each member's arena is played on its own, from the same seed,
+so a table made in parts is the table made at once.
 """
 
 from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,37 +143,95 @@ def member_row(
     }
 
 
-MemberProgress = Callable[[int, int, str], Progress | None]
-"""Called before each member's arena as (index, members, member spec); may answer the
-progress callback of that arena."""
-
-
-def run_population(
-    config: PopulationConfig, progress: MemberProgress | None = None
-) -> dict[str, Any]:
-    """Play every member's arena in turn; the result is the ``--json`` document."""
-    check(config)
-    start = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    for i, member in enumerate(config.members):
-        why = skip_reason(config, member)
-        if why is not None:
-            rows.append({"member": member.text, "status": "skipped", "reason": why})
-            continue
-        bar = progress(i, len(config.members), member.text) if progress is not None else None
-        summary = run_arena(config.arena(member), bar)
-        rows.append(member_row(config, member, summary))
+def _settings(config: PopulationConfig) -> dict[str, Any]:
+    """What a kept member's arena must share with this run (its document's keys)."""
     return {
-        "format": FORMAT,
         "candidate": config.candidate.text,
         "seed": config.seed,
         "rules": config.rules.to_dict(),
         "hands_asked": config.hands,
         "time_per_move": config.time_per_move,
         "iterations": config.iterations,
+    }
+
+
+def kept_rows(config: PopulationConfig, document: Any) -> dict[str, dict[str, Any]]:
+    """The played members of an earlier run's document (finished or stopped part way)
+    that this run keeps, by member spec; raises :class:`ArenaError` if the document is
+    not a population of the same candidate and settings."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ArenaError(f"it is not a {FORMAT} document")
+    mine = _settings(config)
+    other = [
+        f"{key} {document.get(key)!r}, not {value!r}"
+        for key, value in mine.items()
+        if document.get(key) != value
+    ]
+    if other:
+        raise ArenaError("it was played with other settings: " + "; ".join(other))
+    rows = document.get("members")
+    if not isinstance(rows, list):
+        raise ArenaError("it has no list of members")
+    wanted = {m.text for m in config.members}
+    return {
+        row["member"]: row
+        for row in rows
+        if isinstance(row, dict) and row.get("status") == "played" and row.get("member") in wanted
+    }
+
+
+MemberProgress = Callable[[int, int, str], Progress | None]
+"""Called before each member's arena as (index, members, member spec); may answer the
+progress callback of that arena."""
+
+
+def run_population(
+    config: PopulationConfig,
+    progress: MemberProgress | None = None,
+    kept: Mapping[str, dict[str, Any]] | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Play every member's arena in turn; the result is the ``--json`` document.
+
+    ``kept``: rows of members already played (:func:`kept_rows`), taken as they are.
+    ``checkpoint`` is given the document so far after each member played (its
+    ``complete`` false until the last)."""
+    check(config)
+    start = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    kept = kept or {}
+    for i, member in enumerate(config.members):
+        why = skip_reason(config, member)
+        if why is not None:
+            rows.append({"member": member.text, "status": "skipped", "reason": why})
+            continue
+        if member.text in kept:
+            rows.append(kept[member.text])
+            continue
+        bar = progress(i, len(config.members), member.text) if progress is not None else None
+        summary = run_arena(config.arena(member), bar)
+        rows.append(member_row(config, member, summary))
+        if checkpoint is not None and i + 1 < len(config.members):
+            checkpoint(_document(config, rows, start, kept, complete=False))
+    return _document(config, rows, start, kept, complete=True)
+
+
+def _document(
+    config: PopulationConfig,
+    rows: list[dict[str, Any]],
+    start: float,
+    kept: Mapping[str, dict[str, Any]],
+    *,
+    complete: bool,
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        **_settings(config),
         "workers": config.workers,
         "elapsed_s": time.perf_counter() - start,
-        "members": rows,
+        "complete": complete,
+        "kept": [r["member"] for r in rows if r["member"] in kept],
+        "members": list(rows),
     }
 
 
@@ -194,7 +258,12 @@ def format_population(result: dict[str, Any]) -> str:
         f"Lockup arena population: {result['candidate']} (C) against each member (M), two of "
         f"each (entries C, M, C, M), at least {result['hands_asked']} hands a member, seed "
         f"{result['seed']}; rules {r['picture_exception']}, {r['lock_discards']}, target "
-        f"{r['target']}; {budget or 'default budgets'}; {result['elapsed_s']:.1f} s",
+        f"{r['target']}; {budget or 'default budgets'}; {result['elapsed_s']:.1f} s"
+        + (
+            f" (kept from an earlier run: {', '.join(result['kept'])})"
+            if result.get("kept")
+            else ""
+        ),
         "",
         f"{'member':<24} {'hands':>6} {'C - M tricks/hand':>17} {'95% CI':>18} "
         f"{'C wins':>7} {'M wins':>7} {'C - M wins (95% CI)':>28} {'faults':>6}",
