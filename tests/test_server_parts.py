@@ -263,6 +263,15 @@ class _Page:
         raise AssertionError(f"closed with {code}")
 
 
+async def settled(session: Any) -> None:
+    """Wait until the game's computers have stopped (a person's turn or the end)."""
+    for _ in range(2000):
+        if not session.busy:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the computers did not stop")
+
+
 def test_unpaced_computers_are_stored_in_one_write_and_shown_card_by_card(
     tmp_path: Path,
 ) -> None:
@@ -274,13 +283,6 @@ def test_unpaced_computers_are_stored_in_one_write_and_shown_card_by_card(
 
     url = f"sqlite:///{tmp_path / 'g.sqlite'}"
     config = replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0)
-
-    async def settled(session: Any) -> None:
-        for _ in range(2000):
-            if not session.busy:
-                return
-            await asyncio.sleep(0.005)
-        raise AssertionError("the computers did not stop")
 
     async def go() -> None:
         store = Store(url)
@@ -338,13 +340,6 @@ def test_a_page_that_joins_during_a_write_is_shown_the_game_once_it_is_stored(
 
     url = f"sqlite:///{tmp_path / 'g.sqlite'}"
     config = replace(ServerConfig(), bot_delay=0.0, bot_jitter=0.0)
-
-    async def settled(session: Any) -> None:
-        for _ in range(2000):
-            if not session.busy:
-                return
-            await asyncio.sleep(0.005)
-        raise AssertionError("the computers did not stop")
 
     async def go() -> None:
         store = Store(url)
