@@ -355,3 +355,103 @@ def test_compiled_and_plain_learned_rollouts_agree(learn: int) -> None:
         a = search(view, jit=False, learn=learn, merge=True, adapt=True, eps=6, **kw)
         b = search(view, jit=True, learn=learn, merge=True, adapt=True, eps=6, **kw)
         assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+# ------------------------------------------------------------------ the clairvoyant policy (see=)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+@pytest.mark.parametrize("duck", [1, 2, 3])
+def test_the_clairvoyant_rollout_plays_as_pimc_plus_playout(rules: Rules, duck: int) -> None:
+    """``see_card`` reads the whole (sampled) deal and plays the club-aware policy that
+    ``pimc+`` plays out with (written apart, in :mod:`lockup.arena.pimc_plus`): the same
+    legal card in every position, the state left as it was."""
+    from lockup.arena.pimc_plus import club_aware
+    from lockup.bots.kernel import ROLLOUT_POLICY
+
+    differs = 0
+    for game, view in _late_positions(rules, seed=31 + duck, left=13, n=150):
+        s = view_state(view, K, ROLLOUT_POLICY)
+        for i in range(4):
+            s[K.I_HAND + i] = game.hands[i]
+        s[K.I_SEEDUCK] = duck
+        before = list(s)
+        card = K.see_card(s)
+        assert s == before and view.legal_mask >> card & 1
+        theirs = club_aware(
+            duck,
+            [s[K.I_HAND + i] for i in range(4)],
+            [s[K.I_LOCK + i] for i in range(4)],
+            s[K.I_TURN],
+            s[K.I_NTR],
+            s[K.I_NPL],
+            s[K.I_LED],
+            s[K.I_BEST],
+            s[K.I_CLUBS],
+            s[K.I_PIC],
+            bool(s[K.I_ANY]),
+        )
+        assert card == theirs, (view.to_dict(), card, theirs)
+        differs += card != K.policy(s)
+    assert differs > 10  # it is not the rules' policy under another name
+
+
+def test_see_rolls_out_the_searching_seat_or_every_seat_clairvoyantly() -> None:
+    from lockup.bots.kernel import ROLLOUT_POLICY
+
+    _game, view = _late_positions(Rules(), seed=24, left=13, n=1)[0]
+    base = Position(view, seed=1, jit=False).base
+    assert base[K.I_SEE] == 0 and base[K.I_SEEDUCK] == 2
+    assert Position(view, seed=1, see=1, jit=False).base[K.I_SEE] == 1 << view.seat
+    assert Position(view, seed=1, see=2, see_duck=3, jit=False).base[K.I_SEE] == 15
+    assert Position(view, seed=1, see=2, see_duck=3, jit=False).base[K.I_SEEDUCK] == 3
+    # A seat of I_SEE plays see_card, before I_LEARN; the others as before.
+    s = view_state(view, K, ROLLOUT_POLICY)
+    s[K.I_SEEDUCK] = 2
+    me = 1 << view.seat
+    for see, learn, expect in ((0, 0, K.policy(s)), (0, me, K.learned(s)), (me, me, K.see_card(s))):
+        s[K.I_SEE], s[K.I_LEARN] = see, learn
+        assert K.rollout_card(s) == expect
+    for bad in ({"see": -1}, {"see": 4}, {"see": True}, {"sduck": 0}, {"sduck": 14}):
+        with pytest.raises(ValueError):
+            make_bot("expert", seed=1, **bad)
+    rng = random.Random(5)
+    game = Game.new(rng, Rules(picture_exception="any-club"), record=False)
+    bots = [ExpertBot(seed=i, iterations=6, see=1 + i % 2, jit=False) for i in range(4)]
+    for v in _turns(game, rng):
+        c = bots[game.turn].choose(v)
+        assert v.legal_mask >> c & 1
+        game.play(c, game.turn)
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+@pytest.mark.parametrize("see", [1, 2])
+def test_compiled_and_plain_clairvoyant_rollouts_agree(see: int) -> None:
+    for k, (_game, view) in enumerate(_late_positions(RULES[3], seed=25, left=13, n=5)):
+        kw: dict[str, Any] = dict(iterations=5, seed=k, wgame=3.0, lam=0.03, solve=4, smode=1)
+        a = search(view, jit=False, see=see, merge=True, adapt=True, eps=6, **kw)
+        b = search(view, jit=True, see=see, merge=True, adapt=True, eps=6, **kw)
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+def test_see_3_rolls_out_clairvoyantly_itself_and_the_seats_the_rules_do_not_explain() -> None:
+    """With ``see=3`` a seat whose plays the ``normal`` rules fail to explain (as for
+    ``adapt``) is rolled out by the clairvoyant policy, like the searching seat; a seat
+    that plays by the rules keeps them."""
+    rng = random.Random(6)
+    game = Game.new(rng, Rules(), record=False)
+    normal = make_bot("normal")
+    wild = make_bot("random", seed=3)
+    checked = 0
+    for view in _turns(game, rng):
+        me = game.turn
+        if me == 0 and view.trick_number >= 6 and view.legal_mask & (view.legal_mask - 1):
+            pos = Position(view, seed=1, lam=0.03, adapt=True, see=3, jit=False)
+            unexplained = {s for s in range(4) if pos.lams[s] == 1.0 and s != me}
+            assert 2 in unexplained and 1 not in unexplained and 3 not in unexplained
+            assert pos.base[K.I_SEE] == (1 << me) | (1 << 2)
+            assert pos.base[K.I_BOLD] == 1 << 2
+            checked += 1
+        bot = wild if me == 2 else normal
+        game.play(bot.choose(view), me)
+    assert checked >= 2, checked

@@ -92,7 +92,9 @@ I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
 I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
 I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings too
 I_LEARN = 52  # rollouts: seats (a bit each) that play the learned policy, not the rules
-STATE_SIZE = 53
+I_SEE = 53  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
+I_SEEDUCK = 54  # see_card: clubs (in the trick or still to drop on it) that make it duck
+STATE_SIZE = 55
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
 of at most four cards would be 52; the solver starts at five tricks left at most)."""
@@ -675,10 +677,138 @@ def learned(s: Any) -> int:
 
 
 @_jit
+def _later(s: Any) -> int:
+    """The seats (a bit each) that play to the current trick after the seat to play."""
+    left = s[I_NPL] - s[I_NTR] - 1
+    out = 0
+    seat = s[I_TURN]
+    while left > 0:
+        seat = (seat + 1) % 4
+        if s[I_LOCK + seat] == 0:
+            out |= 1 << seat
+            left -= 1
+    return out
+
+
+@_jit
+def _beaten(s: Any, later: int, suit: int, rank: int) -> bool:
+    """Whether a seat of ``later`` holds a card of ``suit`` above ``rank``."""
+    for i in range(4):
+        if (later >> i) & 1 and ((s[I_HAND + i] >> (13 * suit)) & 8191) >> (rank + 1):
+            return True
+    return False
+
+
+@_jit
+def _droppers(s: Any, later: int, suit: int, pic: int) -> int:
+    """How many seats of ``later`` could drop a club on a trick of ``suit`` (not clubs)
+    whose picture clubs are ``pic`` (R7): void in the suit with a club, or an allowed one."""
+    n = 0
+    for i in range(4):
+        if (later >> i) & 1:
+            h = s[I_HAND + i]
+            cl = h & CLUBM
+            if cl and (((h >> (13 * suit)) & 8191) == 0 or (pic and (s[I_ANY] or cl & pic))):
+                n += 1
+    return n
+
+
+@_jit
+def _shortest_low(hand: int) -> int:
+    """The lowest card of the shortest non-club suit of ``hand`` (it holds one)."""
+    pick = -1
+    key = 1 << 20
+    for su in range(1, 4):
+        x = (hand >> (13 * su)) & 8191
+        if x:
+            k = POP13[x] * 16 + LO13[x]
+            if k < key:
+                key = k
+                pick = 13 * su + LO13[x]
+    return pick
+
+
+@_jit
+def see_card(s: Any) -> int:
+    """The clairvoyant club-aware policy's card for the seat to play: it reads every hand
+    of the (sampled) deal, as a determinized search's playouts may.
+
+    About to win a trick (with the cheapest card no later seat beats), it counts the clubs
+    in it and the later seats that could still drop one (void in the led suit with a club,
+    or holding a picture club the table allows, R7), and takes it only while that count is
+    under ``I_SEEDUCK`` (a lock costs tricks and cards: R9, R10). Otherwise it sheds an
+    allowed club, ducks with its highest losing card, or, forced to take a club trick,
+    sheds its top card. On lead it cashes the top of its longest suit that nobody beats
+    and too few can club, else leads low from its shortest suit; void, it throws its
+    highest club, else its lowest card of its shortest suit. A random card once in
+    ``I_EPS`` decisions, as :func:`policy`."""
+    hand = s[s[I_TURN]]
+    lg = legal(s)
+    if lg & (lg - 1) == 0:
+        return lowest(lg)
+    eps = s[I_EPS]
+    if eps and below(s, eps) == 0:
+        return random_card(s, lg)
+    duck = s[I_SEEDUCK]
+    later = _later(s)
+    if s[I_NTR] == 0:
+        nc = hand & NONCLUB
+        if nc == 0:
+            return lowest(hand)
+        pick = -1
+        key = -1
+        for su in range(1, 4):
+            x = (nc >> (13 * su)) & 8191
+            if x and POP13[x] > key:
+                r = HI13[x]
+                pic = (1 << r) if 9 <= r <= 11 else 0
+                if not _beaten(s, later, su, r) and _droppers(s, later, su, pic) < duck:
+                    key = POP13[x]
+                    pick = 13 * su + r
+        if pick >= 0:
+            return pick
+        return _shortest_low(nc)
+    led = s[I_LED]
+    shift = 13 * led
+    fx = (hand >> shift) & 8191
+    if fx == 0:
+        cl = hand & CLUBM
+        if cl:
+            return highest(cl)
+        return _shortest_low(hand)
+    br = s[I_BEST] % 13
+    below_m = fx & ((1 << br) - 1)
+    above_m = (fx >> (br + 1)) << (br + 1)
+    pic = s[I_PIC]
+    allowed = 0
+    if pic and led:
+        allowed = hand & (CLUBM if s[I_ANY] else pic)
+    if above_m and led:
+        win = above_m
+        while win and _beaten(s, later, led, LO13[win]):
+            win &= win - 1
+        if win:
+            r = LO13[win]
+            more = (1 << r) if 9 <= r <= 11 else 0
+            if s[I_CLUBS] + _droppers(s, later, led, pic | more) < duck:
+                return shift + r
+    if allowed:
+        return highest(allowed)
+    if below_m:
+        return shift + HI13[below_m]
+    if s[I_CLUBS] and not _beaten(s, later, led, HI13[fx]):
+        return shift + HI13[fx]  # forced to take a club trick: shed the top card
+    return shift + LO13[fx]
+
+
+@_jit
 def rollout_card(s: Any) -> int:
-    """A rollout's card for the seat to play: :func:`learned` for the seats of
-    ``I_LEARN``, else :func:`policy`."""
-    if (s[I_LEARN] >> s[I_TURN]) & 1:
+    """A rollout's card for the seat to play: :func:`see_card` for the seats of
+    ``I_SEE``, else :func:`learned` for those of ``I_LEARN``, else :func:`policy`."""
+    seat = s[I_TURN]
+    if (s[I_SEE] >> seat) & 1:
+        return see_card(s)
+    if (s[I_LEARN] >> seat) & 1:
         return learned(s)
     return policy(s)
 
@@ -788,7 +918,7 @@ def solve(stack: Any, t: Any) -> float:
                 if not ready:
                     seat = s[I_TURN]
                     mine = seat == me
-                    first = policy(s)
+                    first = rollout_card(s)
                     todo = 0
                     if mine or not s[I_SMODE]:
                         live = 0

@@ -83,8 +83,11 @@ class ExpertBot(Bot):
     a tree instead of one card deep (information-set Monte Carlo tree search, ``tree``
     descents of it in each sampled deal, ``cexp`` its exploration constant: see
     :func:`lockup.bots.kernel.search`); ``learn`` 1 rolls its own seat out by the policy
-    learned from its choices (:func:`lockup.bots._kernel.learned`), 2 every seat. Further
-    options
+    learned from its choices (:func:`lockup.bots._kernel.learned`), 2 every seat; ``see``
+    1 rolls its own seat out by a clairvoyant club-aware policy that reads the sampled
+    deal (:func:`lockup.bots._kernel.see_card`), 2 every seat, 3 its own seat and those
+    the ``normal`` rules do not explain, ``sduck`` the clubs that
+    make that policy duck. Further options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -114,6 +117,8 @@ class ExpertBot(Bot):
         cexp: float = 1.0,
         tmode: int = 0,
         learn: int = 0,
+        see: int = 0,
+        sduck: int = 2,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -145,6 +150,12 @@ class ExpertBot(Bot):
         self.learn = _check_int("learn", learn, 0)
         if self.learn > 2:
             raise ValueError(f"learn must be 0, 1 or 2, not {learn!r}")
+        self.see = _check_int("see", see, 0)
+        if self.see > 3:
+            raise ValueError(f"see must be 0, 1, 2 or 3, not {see!r}")
+        self.sduck = _check_int("sduck", sduck, 1)
+        if self.sduck > 13:
+            raise ValueError(f"sduck must be from 1 to 13, not {sduck!r}")
         self.jit = jit
         self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
@@ -177,6 +188,8 @@ class ExpertBot(Bot):
             cexp=self.cexp,
             tmode=self.tmode,
             learn=self.learn,
+            see=self.see,
+            see_duck=self.sduck,
         )
         self.last = result
         return result.best()

@@ -479,6 +479,8 @@ class Position:
         cexp: float = 1.0,
         tmode: int = 0,
         learn: int = 0,
+        see: int = 0,
+        see_duck: int = 2,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -493,6 +495,8 @@ class Position:
         st[km.I_SOLVE] = solve
         st[km.I_SMODE] = smode
         st[km.I_LEARN] = (0, 1 << me, 15)[learn]
+        st[km.I_SEE] = (0, 1 << me, 15, 1 << me)[see]
+        st[km.I_SEEDUCK] = see_duck
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -558,6 +562,7 @@ class Position:
         self.tmode = tmode
         self._tree: tuple[Any, Any, Any, Any] | None = None
         self.adapt = adapt
+        self.see = see
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -594,6 +599,8 @@ class Position:
                 self.lams[s] = 1.0
                 if self.adapt:  # not a normal player: roll it out as bold as itself
                     self.base[km.I_BOLD] |= 1 << s
+                if self.see == 3:  # ... or clairvoyantly, as itself
+                    self.base[km.I_SEE] |= 1 << s
         self.tables = self.tables._replace(use_chain=int(any(self.lams[s] < 1.0 for s in range(4))))
 
     def run(self, iterations: int) -> None:
@@ -662,6 +669,8 @@ def search(
     cexp: float = 1.0,
     tmode: int = 0,
     learn: int = 0,
+    see: int = 0,
+    see_duck: int = 2,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -684,7 +693,12 @@ def search(
     ``cexp``), the rest of the hand rolled out as above (:func:`lockup.bots._kernel.ismcts`);
     the result then also gives each card's visits, and its best card is the most visited.
     ``learn`` 1 rolls the searching seat out by the learned policy
-    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat.
+    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat. ``see`` 1
+    rolls the searching seat out by the clairvoyant club-aware policy
+    (:func:`lockup.bots._kernel.see_card`: it reads every hand of the sampled deal), 2
+    every seat (before ``learn``), 3 the searching seat and every seat whose plays the
+    ``normal`` rules fail to explain (as ``adapt``); ``see_duck`` is the clubs that make it
+    duck.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -710,6 +724,8 @@ def search(
         cexp=cexp,
         tmode=tmode,
         learn=learn,
+        see=see,
+        see_duck=see_duck,
     )
     if time_limit is None:
         assert iterations is not None
