@@ -94,7 +94,10 @@ I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings t
 I_LEARN = 52  # rollouts: seats (a bit each) that play the learned policy, not the rules
 I_SEE = 53  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
 I_SEEDUCK = 54  # see_card: clubs (in the trick or still to drop on it) that make it duck
-STATE_SIZE = 55
+I_REC = 55  # rollouts: decisions of the seats of I_RECSEATS searched (rec_card), per rollout
+I_RECN = 56  # rec_card: deals sampled for each searched decision
+I_RECSEATS = 57  # rollouts: seats (a bit each) whose first I_REC decisions are searched
+STATE_SIZE = 58
 SOLVE_ROWS = 32
 """Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
 of at most four cards would be 52; the solver starts at five tricks left at most)."""
@@ -1001,12 +1004,110 @@ def solve(stack: Any, t: Any) -> float:
 
 
 @_jit
+def mix_others(s: Any, seat: int, steps: int) -> None:
+    """Shuffle the hands of the three seats other than ``seat`` by ``steps`` random swaps of
+    one card each between two of them, a swap made only when neither seat has shown it
+    lacks the suit it would receive (``I_VOIDS``): hand sizes and voids are kept, so from
+    any deal ``seat`` could be in, it walks among the deals it cannot tell apart."""
+    voids = s[I_VOIDS]
+    for _ in range(steps):
+        i = below(s, 3)
+        j = (i + 1 + below(s, 2)) % 3
+        a = (seat + 1 + i) % 4
+        b = (seat + 1 + j) % 4
+        if s[a] == 0 or s[b] == 0:
+            continue
+        ca = random_card(s, s[a])
+        cb = random_card(s, s[b])
+        sa = ca // 13
+        sb = cb // 13
+        if sa == sb or (voids >> (4 * a + sb)) & 1 or (voids >> (4 * b + sa)) & 1:
+            continue
+        s[a] ^= (1 << ca) | (1 << cb)
+        s[b] ^= (1 << ca) | (1 << cb)
+
+
+@_jit
+def rec_card(s: Any, rows: Any, t: Any) -> int:
+    """The card of the seat to play chosen by a small determinized search of its own
+    (recursive PIMC, one level): ``I_RECN`` deals it cannot tell apart from ``s`` (the
+    others' hands mixed by :func:`mix_others`), each of its cards that play differently
+    (:func:`distinct`) played and rolled out in each (:func:`rollout`, one random stream
+    a deal), the card of highest mean :func:`utility` for that seat. ``rows`` are two
+    scratch states; the sums live in ``t.sf[0:52]`` (the solver's stack, not in use
+    before it starts). ``s``'s generator advances."""
+    seat = s[I_TURN]
+    lg = legal(s)
+    if lg & (lg - 1) == 0:
+        return lowest(lg)
+    live = 0
+    for i in range(4):
+        if i != seat:
+            live |= s[I_HAND + i]
+    if s[I_NTR] > 0:
+        live |= 1 << s[I_BEST]
+    todo = distinct(s, lg, live)
+    if todo & (todo - 1) == 0:
+        return lowest(todo)
+    det = rows[0]
+    w = rows[1]
+    sums = t.sf
+    x = todo
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        sums[c] = 0.0
+    for i in range(STATE_SIZE):
+        det[i] = s[i]
+    det[I_REC] = 0
+    det[I_SOLVE] = 0
+    steps = 4 * (
+        popcount(s[(seat + 1) % 4]) + popcount(s[(seat + 2) % 4]) + popcount(s[(seat + 3) % 4])
+    )
+    for _ in range(s[I_RECN]):
+        mix_others(det, seat, steps)
+        roll = rand32(det) | 1
+        x = todo
+        while x:
+            c = lowest(x)
+            x &= x - 1
+            for i in range(STATE_SIZE):
+                w[i] = det[i]
+            w[I_RNG] = roll
+            play(w, c)
+            rollout(w)
+            sums[c] += utility(w, seat, t.totals, t.target, t.wgame)
+    s[I_RNG] = det[I_RNG]
+    best = -1
+    top = -1e18
+    x = todo
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        if sums[c] > top:
+            top = sums[c]
+            best = c
+    return best
+
+
+@_jit
 def finish(w: Any, stack: Any, t: Any) -> float:
     """Play the hand in ``w`` out and return the seat's :func:`utility`: by the rollout
     policy while more than ``I_SOLVE`` tricks are left, then solved exactly
     (:func:`solve`, on a copy in ``stack[0]``). ``w`` ends at the hand's end with the
-    rollout's points (the solved value is only returned)."""
+    rollout's points (the solved value is only returned). With ``I_REC``, the first
+    ``I_REC`` decisions of the seats of ``I_RECSEATS`` before that are searched
+    (:func:`rec_card`, on the rows after the solver's, ``stack[SOLVE_ROWS:]``)."""
     k = w[I_SOLVE]
+    rec = w[I_REC]
+    if rec:
+        rows = stack[SOLVE_ROWS:]
+        while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
+            if rec and (w[I_RECSEATS] >> w[I_TURN]) & 1:
+                rec -= 1
+                play(w, rec_card(w, rows, t))
+            else:
+                play(w, rollout_card(w))
     if k:
         while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
             play(w, rollout_card(w))

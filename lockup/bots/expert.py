@@ -87,7 +87,11 @@ class ExpertBot(Bot):
     1 rolls its own seat out by a clairvoyant club-aware policy that reads the sampled
     deal (:func:`lockup.bots._kernel.see_card`), 2 every seat, 3 its own seat and those
     the ``normal`` rules do not explain, ``sduck`` the clubs that
-    make that policy duck. Further options
+    make that policy duck; ``rec`` above 0 chooses the first ``rec`` decisions of its own
+    seat in each rollout (``recs=2``: of every seat) by a search of ``recn`` deals of their
+    own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`); ``memory`` judges whether
+    the ``normal`` rules explain a seat from its plays in the whole game so far, not this
+    hand's alone. Further options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -119,6 +123,10 @@ class ExpertBot(Bot):
         learn: int = 0,
         see: int = 0,
         sduck: int = 2,
+        rec: int = 0,
+        recn: int = 8,
+        recs: int = 1,
+        memory: bool = False,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -156,6 +164,19 @@ class ExpertBot(Bot):
         self.sduck = _check_int("sduck", sduck, 1)
         if self.sduck > 13:
             raise ValueError(f"sduck must be from 1 to 13, not {sduck!r}")
+        self.rec = _check_int("rec", rec, 0)
+        if self.rec > 13:
+            raise ValueError(f"rec must be from 0 to 13 decisions, not {rec!r}")
+        self.recn = _check_int("recn", recn, 1)
+        if self.recn > 1000:
+            raise ValueError(f"recn must be from 1 to 1000 deals, not {recn!r}")
+        self.recs = _check_int("recs", recs, 1)
+        if self.recs > 2:
+            raise ValueError(f"recs must be 1 or 2, not {recs!r}")
+        self.memory = bool(memory)
+        self._hands_seen = -1
+        self._prior = [(0, 0)] * 4
+        self._this_hand = [(0, 0)] * 4
         self.jit = jit
         self.policy = check_policy({**ROLLOUT_POLICY, **policy})
         self.rng = random.Random(seed)
@@ -168,6 +189,7 @@ class ExpertBot(Bot):
         if legal & (legal - 1) == 0:
             self.last = None
             return (legal & -legal).bit_length() - 1
+        prior = self._remember(view) if self.memory else None
         result = search(
             view,
             iterations=self.iterations,
@@ -190,9 +212,29 @@ class ExpertBot(Bot):
             learn=self.learn,
             see=self.see,
             see_duck=self.sduck,
+            rec=(self.rec, self.recn, self.recs),
+            prior=prior,
         )
+        if self.memory and result.fit is not None:
+            self._this_hand = result.fit
         self.last = result
         return result.best()
+
+    def _remember(self, view: SeatView) -> list[tuple[int, int]]:
+        """The others' plays the ``normal`` rules failed to explain in the game's earlier
+        hands (``memory``): this hand's last judgement is added once the next hand starts;
+        a new game starts afresh."""
+        done = len(view.summaries)
+        if done < self._hands_seen:
+            self._prior = [(0, 0)] * 4
+        elif done > self._hands_seen:
+            self._prior = [
+                (a + c, b + d) for (a, b), (c, d) in zip(self._prior, self._this_hand, strict=True)
+            ]
+        if done != self._hands_seen:
+            self._this_hand = [(0, 0)] * 4
+            self._hands_seen = done
+        return self._prior
 
 
 MASTER_TIME_LIMIT = 0.9

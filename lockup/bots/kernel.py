@@ -441,6 +441,9 @@ class SearchResult:
     seconds: float
     visits: list[float] | None = None
     """Per candidate, the tree search's visits (None for the flat search)."""
+    fit: list[tuple[int, int]] | None = None
+    """Per seat, this hand's (plays with a choice, plays the ``normal`` rules would not
+    make) in the deal that explains the seat best (None: not judged)."""
 
     def best(self) -> Card:
         """The card of highest value (the lowest card number on ties); after a tree search,
@@ -481,6 +484,8 @@ class Position:
         learn: int = 0,
         see: int = 0,
         see_duck: int = 2,
+        rec: tuple[int, int, int] = (0, 8, 1),
+        prior: Sequence[tuple[int, int]] | None = None,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -497,6 +502,8 @@ class Position:
         st[km.I_LEARN] = (0, 1 << me, 15)[learn]
         st[km.I_SEE] = (0, 1 << me, 15, 1 << me)[see]
         st[km.I_SEEDUCK] = see_duck
+        st[km.I_REC], st[km.I_RECN] = rec[0], rec[1]
+        st[km.I_RECSEATS] = (0, 1 << me, 15)[rec[2]]
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -548,7 +555,7 @@ class Position:
             sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
             si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
         )
-        n_rows = 4 + (km.SOLVE_ROWS if solve else 0)
+        n_rows = 4 + (km.SOLVE_ROWS if solve or rec[0] else 0) + (2 if rec[0] else 0)
         if km is _plain:
             self.work: Any = [[0] * km.STATE_SIZE for _ in range(n_rows)]
         else:
@@ -566,8 +573,8 @@ class Position:
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
-        if self.tables.use_chain:
-            self._fit_model()
+        if self.tables.use_chain or (prior is not None and self.lam < 1.0):
+            self._fit_model(prior)
 
     @property
     def lams(self) -> Any:
@@ -580,28 +587,38 @@ class Position:
         """1 when deals come from the Metropolis chain (see :func:`search`)."""
         return int(self.tables.use_chain)
 
-    def _fit_model(self) -> None:
+    def _fit_model(self, prior: Sequence[tuple[int, int]] | None) -> None:
         """Trust the model of each other seat only as far as it explains its plays: a seat
-        whose plays the ``normal`` rules often would not make is not weighed by them."""
+        whose plays the ``normal`` rules often would not make is not weighed by them.
+        ``prior`` adds, per seat, (plays with a choice, plays the rules would not make)
+        from earlier hands of the game."""
         km = self.km
-        mis = to_array(km, [0] * (4 * FIT_CHAINS))
-        dec = to_array(km, [0] * (4 * FIT_CHAINS))
-        km.fit(self.base, self.work, self.tables, FIT_CHAINS, FIT_STEPS, mis, dec)
-        self.fit = []
+        self.fit = [(0, 0)] * 4
+        if self.tables.use_chain:
+            mis = to_array(km, [0] * (4 * FIT_CHAINS))
+            dec = to_array(km, [0] * (4 * FIT_CHAINS))
+            km.fit(self.base, self.work, self.tables, FIT_CHAINS, FIT_STEPS, mis, dec)
+            # Per seat, the chain that explains it best: a fair model has a deal that fits.
+            self.fit = [
+                min(
+                    ((int(dec[4 * c + s]), int(mis[4 * c + s])) for c in range(FIT_CHAINS)),
+                    key=lambda x: x[1] / max(x[0], 1),
+                )
+                for s in range(4)
+            ]
         for s in range(4):
-            # The chain that explains the seat best: a fair model has a deal that fits.
-            n, m = min(
-                ((int(dec[4 * c + s]), int(mis[4 * c + s])) for c in range(FIT_CHAINS)),
-                key=lambda x: x[1] / max(x[0], 1),
-            )
-            self.fit.append((n, m))
+            n, m = self.fit[s]
+            if prior is not None and s != self.me:
+                n, m = n + prior[s][0], m + prior[s][1]
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
                 if self.adapt:  # not a normal player: roll it out as bold as itself
                     self.base[km.I_BOLD] |= 1 << s
                 if self.see == 3:  # ... or clairvoyantly, as itself
                     self.base[km.I_SEE] |= 1 << s
-        self.tables = self.tables._replace(use_chain=int(any(self.lams[s] < 1.0 for s in range(4))))
+        if self.tables.use_chain:
+            chain = any(self.lams[s] < 1.0 for s in range(4))
+            self.tables = self.tables._replace(use_chain=int(chain))
 
     def run(self, iterations: int) -> None:
         """Sample ``iterations`` more deals (results accumulate)."""
@@ -645,6 +662,7 @@ class Position:
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
+            fit=list(self.fit) if self.fit else None,
         )
 
 
@@ -671,6 +689,8 @@ def search(
     learn: int = 0,
     see: int = 0,
     see_duck: int = 2,
+    rec: tuple[int, int, int] = (0, 8, 1),
+    prior: Sequence[tuple[int, int]] | None = None,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -698,7 +718,13 @@ def search(
     (:func:`lockup.bots._kernel.see_card`: it reads every hand of the sampled deal), 2
     every seat (before ``learn``), 3 the searching seat and every seat whose plays the
     ``normal`` rules fail to explain (as ``adapt``); ``see_duck`` is the clubs that make it
-    duck.
+    duck. ``rec`` is (decisions, deals, seats): in each rollout the first ``decisions``
+    of the searching seat (seats 1) or of every seat (seats 2) are chosen by a small
+    search of their own over ``deals`` deals that seat cannot tell apart
+    (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level); 0 decisions: none.
+    ``prior`` is, per seat, (plays with a choice, plays the ``normal`` rules would not
+    make) in earlier hands of the game, added to this hand's when judging whether the rules
+    explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -726,6 +752,8 @@ def search(
         learn=learn,
         see=see,
         see_duck=see_duck,
+        rec=rec,
+        prior=prior,
     )
     if time_limit is None:
         assert iterations is not None
