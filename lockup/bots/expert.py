@@ -4,13 +4,13 @@ The expert runs information-set Monte Carlo by determinized sampling (PIMC, see
 :mod:`lockup.bots.kernel`). It deals the cards it has not seen to the other seats, in
 ways that agree with everything its view shows (cards played, cards lost, hand sizes,
 voids shown), weighted by how well each deal explains the other seats' plays so far.
-In every sampled deal it plays each legal card and rolls the hand out, the other seats
-playing by the ``normal`` level's rules (a seat those rules fail to explain, by its own),
-itself by those rules made bolder (:data:`lockup.bots.kernel.ROLLOUT_POLICY`), the last
-four tricks solved exactly; it plays the card of highest mean value. The
-value is the tricks it ends the hand with plus ``wgame`` times a game term: winning the
-game when the hand can end it (R15, a sole leader at or over the target), otherwise a
-smooth estimate from the gap to the best other total.
+In every sampled deal it plays each legal card and rolls the hand out: a seat whose plays
+this game the ``normal`` level's rules explain plays by those rules; every other seat, and
+itself, by a club-aware playout that reads the sampled deal
+(:func:`lockup.bots._kernel.see_card`, the playout of the arena's ``pimc+``). It plays the
+card of highest mean value: the tricks it ends the hand with plus ``wgame`` times a game
+term, winning the game when the hand can end it (R15, a sole leader at or over the
+target), otherwise a smooth estimate from the gap to the best other total.
 """
 
 from __future__ import annotations
@@ -33,8 +33,16 @@ give the expert up to a second (``time_limit=0.9``)."""
 HINT_TIME_LIMIT = 0.5
 """Seconds :func:`hint` searches by default."""
 
-DEFAULT_SOLVE = 4
-"""Tricks left at which each rollout's end is solved exactly (see :class:`ExpertBot`)."""
+DEFAULT_SOLVE = 0
+"""Tricks left at which each rollout's end is solved exactly (see :class:`ExpertBot`); 0:
+never (the exact end lets a sampled deal's seat play knowing every hand: issue 24)."""
+
+DEFAULT_WGAME = 5.0
+"""The weight of the game term, in tricks."""
+
+DEFAULT_SEE = 3
+"""Rollouts: itself and the seats the ``normal`` rules do not explain play
+:func:`lockup.bots._kernel.see_card` (see :class:`ExpertBot`)."""
 
 DEFAULT_LAM = 0.03
 """How much less likely a deal becomes for each past play it fails to explain."""
@@ -106,7 +114,7 @@ class ExpertBot(Bot):
         *,
         iterations: int | None = None,
         time_limit: float | None = None,
-        wgame: float = 3.0,
+        wgame: float = DEFAULT_WGAME,
         lam: float = DEFAULT_LAM,
         mc_restart: int = 50,
         mc_burn: int = 30,
@@ -121,12 +129,12 @@ class ExpertBot(Bot):
         cexp: float = 1.0,
         tmode: int = 0,
         learn: int = 0,
-        see: int = 0,
+        see: int = DEFAULT_SEE,
         sduck: int = 2,
         rec: int = 0,
         recn: int = 8,
         recs: int = 1,
-        memory: bool = False,
+        memory: bool = True,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)

@@ -177,7 +177,9 @@ ROLLOUT_POLICY = {**DEFAULT_POLICY, "duckme": 13, "riskme": 900, "lead_lowme": 1
 model its inference also uses), its own seat plays them made bolder: it takes a trick
 that holds clubs when it can (a point is worth the lock), accepts more risk of a club,
 and leads low from the shortest suit. That bolder policy alone beats ``normal`` by about
-0.3 tricks a hand (docs/bots.md, Strength)."""
+0.3 tricks a hand (docs/bots.md, Strength). Since issue 24 the expert's own seat, and the
+seats the ``normal`` rules do not explain, play :func:`lockup.bots._kernel.see_card`
+instead (its option ``see=3``); these settings serve ``see=0``."""
 
 
 def check_policy(options: dict[str, Any]) -> dict[str, int]:
