@@ -179,7 +179,7 @@ def play_until(page: Any, rng: random.Random, done: Any, limit: int = 200) -> No
             page.locator("#dlg-summary button.continue").click()
             continue
         assert state == "turn", state
-        legal = table_snapshot(page)["legal"]
+        legal = legal_cards(page)  # waits: the turn can be marked a moment before the cards
         assert legal, "our turn with no legal card highlighted"
         click_card(page, rng.choice(legal))
     raise AssertionError("the game did not reach the expected point")
@@ -192,11 +192,11 @@ def find_illegal_turn(page: Any, rng: random.Random) -> str:
         if state == "summary":
             page.locator("#dlg-summary button.continue").click()
             continue
-        snap = table_snapshot(page)
-        illegal = [c for c in snap["hand"] if c not in snap["legal"]]
+        legal = legal_cards(page)
+        illegal = [c for c in table_snapshot(page)["hand"] if c not in legal]
         if illegal:
             return illegal[0]
-        click_card(page, rng.choice(snap["legal"]))
+        click_card(page, rng.choice(legal))
     raise AssertionError("never held a card that was not legal")
 
 
