@@ -335,7 +335,7 @@ def test_learn_rolls_out_the_searching_seat_or_every_seat_by_the_learned_policy(
     for bits, expect in ((0, K.policy(s)), (1 << view.seat, K.learned(s))):
         s[K.I_LEARN] = bits
         assert K.rollout_card(s) == expect
-    for bad in (-1, 3, True, 1.5):
+    for bad in (-1, 4, True, 1.5):
         with pytest.raises(ValueError):
             make_bot("expert", seed=1, learn=bad)
     rng = random.Random(4)
@@ -451,6 +451,16 @@ def test_see_3_rolls_out_clairvoyantly_itself_and_the_seats_the_rules_do_not_exp
             assert 2 in unexplained and 1 not in unexplained and 3 not in unexplained
             assert pos.base[K.I_SEE] == (1 << me) | (1 << 2)
             assert pos.base[K.I_BOLD] == 1 << 2
+            # learn=3: the same seats by the learned policy; see=1 keeps itself clairvoyant.
+            mixed = Position(view, seed=1, lam=0.03, see=1, learn=3, jit=False)
+            assert mixed.base[K.I_SEE] == 1 << me
+            assert mixed.base[K.I_LEARN] == 1 << 2
+            s = list(mixed.base)
+            for i in range(4):
+                s[K.I_HAND + i] = game.hands[i]
+            for seat, expect in ((me, K.see_card), (1, K.policy), (2, K.learned)):
+                s[K.I_TURN] = seat
+                assert K.rollout_card(s) == expect(s)
             checked += 1
         bot = wild if me == 2 else normal
         game.play(bot.choose(view), me)

@@ -91,7 +91,8 @@ class ExpertBot(Bot):
     a tree instead of one card deep (information-set Monte Carlo tree search, ``tree``
     descents of it in each sampled deal, ``cexp`` its exploration constant: see
     :func:`lockup.bots.kernel.search`); ``learn`` 1 rolls its own seat out by the policy
-    learned from its choices (:func:`lockup.bots._kernel.learned`), 2 every seat; ``see``
+    learned from its choices (:func:`lockup.bots._kernel.learned`), 2 every seat, 3 the
+    seats the ``normal`` rules do not explain (``see`` comes first); ``see``
     1 rolls its own seat out by a clairvoyant club-aware policy that reads the sampled
     deal (:func:`lockup.bots._kernel.see_card`), 2 every seat, 3 its own seat and those
     the ``normal`` rules do not explain, ``sduck`` the clubs that
@@ -164,8 +165,8 @@ class ExpertBot(Bot):
         if self.tmode > 2:
             raise ValueError(f"tmode must be 0, 1 or 2, not {tmode!r}")
         self.learn = _check_int("learn", learn, 0)
-        if self.learn > 2:
-            raise ValueError(f"learn must be 0, 1 or 2, not {learn!r}")
+        if self.learn > 3:
+            raise ValueError(f"learn must be 0, 1, 2 or 3, not {learn!r}")
         self.see = _check_int("see", see, 0)
         if self.see > 3:
             raise ValueError(f"see must be 0, 1, 2 or 3, not {see!r}")

@@ -501,7 +501,7 @@ class Position:
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
         st[km.I_SOLVE] = solve
         st[km.I_SMODE] = smode
-        st[km.I_LEARN] = (0, 1 << me, 15)[learn]
+        st[km.I_LEARN] = (0, 1 << me, 15, 0)[learn]
         st[km.I_SEE] = (0, 1 << me, 15, 1 << me)[see]
         st[km.I_SEEDUCK] = see_duck
         st[km.I_REC], st[km.I_RECN] = rec[0], rec[1]
@@ -572,6 +572,7 @@ class Position:
         self._tree: tuple[Any, Any, Any, Any] | None = None
         self.adapt = adapt
         self.see = see
+        self.learn = learn
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -618,6 +619,8 @@ class Position:
                     self.base[km.I_BOLD] |= 1 << s
                 if self.see == 3:  # ... or clairvoyantly, as itself
                     self.base[km.I_SEE] |= 1 << s
+                if self.learn == 3:  # ... or by the policy learned in self-play
+                    self.base[km.I_LEARN] |= 1 << s
         if self.tables.use_chain:
             chain = any(self.lams[s] < 1.0 for s in range(4))
             self.tables = self.tables._replace(use_chain=int(chain))
@@ -715,7 +718,8 @@ def search(
     ``cexp``), the rest of the hand rolled out as above (:func:`lockup.bots._kernel.ismcts`);
     the result then also gives each card's visits, and its best card is the most visited.
     ``learn`` 1 rolls the searching seat out by the learned policy
-    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat. ``see`` 1
+    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat, 3 every
+    seat whose plays the ``normal`` rules fail to explain (as ``adapt``). ``see`` 1
     rolls the searching seat out by the clairvoyant club-aware policy
     (:func:`lockup.bots._kernel.see_card`: it reads every hand of the sampled deal), 2
     every seat (before ``learn``), 3 the searching seat and every seat whose plays the

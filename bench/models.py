@@ -1,0 +1,82 @@
+"""Which rollout model predicts a bot's cards? (issue 24)
+
+The expert's search rolls each other seat out by a model of how that seat plays: the
+``normal`` rules (:func:`lockup.bots._kernel.policy`) for a seat they explain, otherwise
+the clairvoyant club-aware policy (``see``, :func:`lockup.bots._kernel.see_card`) or the
+policy learned in self-play (``learn``, :func:`lockup.bots._kernel.learned`). This script
+plays hands with four copies of one bot and, at each of its choices among two or more
+legal cards, asks each model which card it would play: the rules and the learned policy
+from what that seat sees, ``see`` from the true deal (every hand, as in a rollout). It
+prints how often each model names the card the bot played.
+
+Run::
+
+    python bench/models.py pimc+ --hands 6 --iterations 300
+    python bench/models.py pimc --hands 6 --iterations 300
+
+The bot is any arena spec (``lockup arena --help``); ``--iterations`` is its search budget
+(deterministic, so the figures repeat for a seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from lockup.arena.specs import build_bot, parse_spec  # noqa: E402
+from lockup.bots import _kernel as K  # noqa: E402
+from lockup.bots.kernel import DEFAULT_POLICY, view_state  # noqa: E402
+from lockup.engine import Game, Rules  # noqa: E402
+
+
+def agreement(spec: str, hands: int, iterations: int, seed: int) -> dict[str, float]:
+    """Per model, the share of the bot's choices it predicts; ``decisions`` their number."""
+    rng = random.Random(seed)
+    bot_spec = parse_spec(spec)
+    bots = [build_bot(bot_spec, seed=seed + i, iterations=iterations) for i in range(4)]
+    n = 0
+    hits = {"normal": 0, "learned": 0, "see": 0}
+    for _ in range(hands):
+        game = Game.new(rng, Rules(), record=False)
+        while not game.hand_over:
+            if game.discard_due is not None:
+                game.discard_random(rng)
+                continue
+            seat = game.turn
+            view = game.view(seat)
+            card = bots[seat].choose(view)
+            if view.legal_mask & (view.legal_mask - 1):
+                s = view_state(view, K, DEFAULT_POLICY)  # what the seat sees, no random card
+                s[K.I_EPS] = 0
+                n += 1
+                hits["normal"] += K.policy(list(s)) == card
+                hits["learned"] += K.learned(list(s)) == card
+                for i in range(4):
+                    s[K.I_HAND + i] = game.hands[i]
+                s[K.I_SEEDUCK] = 2
+                hits["see"] += K.see_card(s) == card
+            game.play(card, seat)
+    return {"decisions": float(n), **{k: v / max(n, 1) for k, v in hits.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("bot", help="an arena bot spec, e.g. pimc+ or expert:see=3")
+    ap.add_argument("--hands", type=int, default=6)
+    ap.add_argument("--iterations", type=int, default=300, help="the bot's search budget")
+    ap.add_argument("--seed", type=int, default=5)
+    args = ap.parse_args(argv)
+    r = agreement(args.bot, args.hands, args.iterations, args.seed)
+    print(
+        f"{args.bot}: {int(r['decisions'])} choices; the card predicted by "
+        f"normal {r['normal']:.1%}, learned {r['learned']:.1%}, see {r['see']:.1%}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
