@@ -367,14 +367,17 @@ def test_sampled_deals_agree_with_the_view() -> None:
 
 
 def test_history_explains_normal_play() -> None:
-    """Replaying normal bots' plays from the view with the true hands reproduces them."""
+    """Replaying normal bots' plays from the view with the true hands reproduces them: each
+    row holds the hand its seat held then, lockup's discards (R10) taken out in the order
+    they left, and so the rules' card is the card played."""
     km = K.kernel(False)
     pol = K.check_policy({})
     rng = random.Random(11)
     normal = make_bot("normal")
-    total = misses = 0
+    total = misses = lost_rows = 0
     for g in range(8):
         game = Game.new(rng, ALL_RULES[g % 4], record=False)
+        held: dict[int, tuple[int, int]] = {}  # card played -> (its seat's hand, cards lost)
         while game.phase not in ("deal", "over"):
             if game.discard_due is not None:
                 game.discard_random(rng)
@@ -386,13 +389,21 @@ def test_history_explains_normal_play() -> None:
                     w = list(row)
                     seat = w[km.I_TURN]
                     w[seat] = game.hands[seat] | add
+                    assert (w[seat], w[km.I_LOST]) == held[c]
+                    lost_rows += w[km.I_LOST] != 0
                     lg = km.legal(w)
                     if lg & (lg - 1):
                         total += 1
                         misses += km.policy(w) != c
-            game.play(normal.choose(view))
-    assert total > 100
-    assert misses / total < 0.06  # only lost cards' unknown order blurs it
+            card = normal.choose(view)
+            lost = 0
+            for cs in view.lost_order:
+                for c in cs:
+                    lost |= 1 << c
+            held[card] = (game.hands[game.turn], lost)
+            game.play(card)
+    assert total > 100 and lost_rows > 20
+    assert misses == 0
 
 
 def test_expert_weighs_deals_only_by_seats_its_model_explains() -> None:

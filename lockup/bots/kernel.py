@@ -292,8 +292,9 @@ def history(
 
     For each: the public state before it (hands empty), the cards its seat held then
     beyond its hand now, and the card played. The cards held then are those it played
-    since and, if a lockup discard took a card from it later, all its lost cards (the view
-    does not say in which order they left).
+    since and those a lockup discard took from it later (R10: each discard leaves at the
+    start of a trick the seat sits out, or all at the lock's start with ``upfront``; the
+    view gives the order they left, :attr:`~lockup.engine.SeatView.lost_order`).
     """
     me = view.seat
     upfront = view.rules.lock_discards == "upfront"
@@ -306,6 +307,11 @@ def history(
             spans.append((tr.winner, tr.number + 1, tr.number + tr.lock))
             for k in range(tr.lock):
                 losses[tr.winner].append(tr.number + 1 if upfront else tr.number + 1 + k)
+    # Each card lost, with the trick it left at the start of: the seat's losses in order,
+    # as many as have happened (a lock may reach past the trick at hand).
+    gone: list[list[tuple[int, int]]] = [
+        list(zip(losses[i], view.lost_order[i], strict=False)) for i in range(4)
+    ]
     tricks = [(tr.number, list(tr.plays), tr.winner) for tr in view.tricks if tr.plays]
     tricks.append((view.trick_number, list(view.trick), None))
     rows: list[list[int]] = []
@@ -341,8 +347,9 @@ def history(
                 row[km.I_VOIDS] = voids
                 lost = 0
                 for i in range(4):
-                    if any(x <= number for x in losses[i]):
-                        lost |= view.lost_masks[i]
+                    for at, c_lost in gone[i]:
+                        if at <= number:
+                            lost |= 1 << c_lost
                 row[km.I_LOST] = lost
                 rows.append(row)
                 who.append((seat, number))
@@ -358,8 +365,9 @@ def history(
         for e in range(d, len(who)):
             if who[e][0] == seat:
                 held |= 1 << cards[e]
-        if any(x > number for x in losses[seat]):
-            held |= view.lost_masks[seat]
+        for at, c_lost in gone[seat]:
+            if at > number:
+                held |= 1 << c_lost
         adds.append(held)
     return rows, adds, cards
 
