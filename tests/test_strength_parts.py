@@ -54,7 +54,7 @@ def _turns(game: Game, rng: random.Random) -> Iterator[SeatView]:
 def _brute(s: list[int], t: Any) -> float:
     """Plain minimax with every legal card tried (no pruning, no table)."""
     if s[K.I_TURN] < 0:
-        return float(K.utility(s, t.me, t.totals, t.target, t.wgame))
+        return float(K.utility(s, t.me, t.totals, t.target, t.wgame, t.gtab))
     seat = s[K.I_TURN]
     if seat != t.me and s[K.I_SMODE]:
         cards = [K.policy(s)]

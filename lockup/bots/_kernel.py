@@ -894,7 +894,7 @@ def solve(stack: Any, t: Any) -> float:
             s = stack[d]
             ready = False
             if s[I_TURN] < 0:
-                v = utility(s, me, t.totals, t.target, t.wgame)
+                v = utility(s, me, t.totals, t.target, t.wgame, t.gtab)
                 ready = True
             else:
                 alpha = sf[5 * d]
@@ -1076,7 +1076,7 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
             w[I_RNG] = roll
             play(w, c)
             rollout(w)
-            sums[c] += utility(w, seat, t.totals, t.target, t.wgame)
+            sums[c] += utility(w, seat, t.totals, t.target, t.wgame, t.gtab)
     s[I_RNG] = det[I_RNG]
     best = -1
     top = -1e18
@@ -1121,7 +1121,7 @@ def finish(w: Any, stack: Any, t: Any) -> float:
             rollout(w)
             return v
     rollout(w)
-    return utility(w, t.me, t.totals, t.target, t.wgame)
+    return utility(w, t.me, t.totals, t.target, t.wgame, t.gtab)
 
 
 @_jit
@@ -1202,16 +1202,20 @@ def sample_hidden(s: Any, t: Any, cards: Any) -> None:
 
 
 @_jit
-def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
+def utility(s: Any, me: int, totals: Any, target: int, wgame: float, gtab: Any) -> float:
     """The value of a finished hand for ``me``: its tricks plus ``wgame`` times a game term.
 
     The game term is 1 or 0 when the hand ends the game (R15: a sole leader at or above
     the target), otherwise a smooth estimate of ``me``'s chance from the gap to the best
-    other total and the hands still to play.
+    other total and the hands still to play; or, when ``gtab`` holds more than one value,
+    ``me``'s chance to win the game read from it (:func:`win_table`).
     """
     pts = s[I_PTS + me]
     if wgame == 0.0:
         return float(pts)
+    if len(gtab) > 1:
+        k = ((s[I_PTS] * 14 + s[I_PTS + 1]) * 14 + s[I_PTS + 2]) * 14 + s[I_PTS + 3]
+        return pts + wgame * gtab[me * P4 + k]
     mine = totals[me] + pts
     best_other = -1
     top = mine
@@ -1232,6 +1236,112 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
         scale = 2.0 + 0.6 * togo
         g = 0.5 + 0.5 * lead / (abs(lead) + scale)
     return pts + wgame * g
+
+
+P4 = 14**4
+"""Entries of :func:`win_table` per seat: one per points of a hand ``(p0, p1, p2, p3)``, at
+``((p0 * 14 + p1) * 14 + p2) * 14 + p3``."""
+PERMS = _table(
+    [0, 1, 2, 3, 0, 1, 3, 2, 0, 2, 1, 3, 0, 2, 3, 1, 0, 3, 1, 2, 0, 3, 2, 1]
+    + [1, 0, 2, 3, 1, 0, 3, 2, 1, 2, 0, 3, 1, 2, 3, 0, 1, 3, 0, 2, 1, 3, 2, 0]
+    + [2, 0, 1, 3, 2, 0, 3, 1, 2, 1, 0, 3, 2, 1, 3, 0, 2, 3, 0, 1, 2, 3, 1, 0]
+    + [3, 0, 1, 2, 3, 0, 2, 1, 3, 1, 0, 2, 3, 1, 2, 0, 3, 2, 0, 1, 3, 2, 1, 0]
+)
+"""The 24 orders of four seats, four entries each."""
+
+
+@_jit
+def game_winner(tot: Any, target: int) -> int:
+    """R15 after a hand: the seat with the highest total when that total is at least
+    ``target`` and no other seat has it; -1 when another hand is dealt."""
+    top = -1
+    who = -1
+    n = 0
+    for i in range(4):
+        if tot[i] > top:
+            top = tot[i]
+            who = i
+            n = 1
+        elif tot[i] == top:
+            n += 1
+    if top >= target and n == 1:
+        return who
+    return -1
+
+
+@_jit
+def win_table(
+    pool: Any,
+    cum: Any,
+    totals: Any,
+    target: int,
+    sims: int,
+    hands: int,
+    rng: Any,
+    seq: Any,
+    tot: Any,
+    out: Any,
+) -> None:
+    """Each seat's chance to win the game, for every way this hand's points can fall.
+
+    ``out[seat * P4 + k]`` (``k`` as :data:`P4` says) becomes the share of ``sims`` imagined
+    continuations of the game in which ``seat`` wins when this hand ends with points
+    ``(p0, p1, p2, p3)`` (at most 13 together) on top of ``totals``: each later hand's
+    points are drawn from ``pool`` (four seats' points a row; ``cum`` the running total of
+    the rows' weights) and handed to the seats in a random order, until R15 names a winner
+    (at most ``hands`` hands; a game still open then is shared by its leaders). Every
+    way of falling meets the same continuations (common random numbers), so a seat with
+    one point more never wins less often. ``rng`` holds the generator's state at
+    :data:`I_RNG`; ``seq`` is scratch space of ``2 * sims * hands`` integers, ``tot`` of 4.
+    """
+    n_pool = len(cum)
+    total = cum[n_pool - 1]
+    for j in range(sims * hands):
+        u = below(rng, total)
+        lo = 0
+        hi = n_pool - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if cum[mid] > u:
+                hi = mid
+            else:
+                lo = mid + 1
+        seq[2 * j] = lo
+        seq[2 * j + 1] = below(rng, 24)
+    for k in range(4 * P4):
+        out[k] = 0.0
+    share = 1.0 / sims
+    for p0 in range(14):
+        for p1 in range(14 - p0):
+            for p2 in range(14 - p0 - p1):
+                for p3 in range(14 - p0 - p1 - p2):
+                    k = ((p0 * 14 + p1) * 14 + p2) * 14 + p3
+                    for j in range(sims):
+                        tot[0] = totals[0] + p0
+                        tot[1] = totals[1] + p1
+                        tot[2] = totals[2] + p2
+                        tot[3] = totals[3] + p3
+                        who = game_winner(tot, target)
+                        h = 0
+                        while who < 0 and h < hands:
+                            r = 2 * (j * hands + h)
+                            row = 4 * seq[r]
+                            perm = 4 * seq[r + 1]
+                            for i in range(4):
+                                tot[PERMS[perm + i]] += pool[row + i]
+                            who = game_winner(tot, target)
+                            h += 1
+                        if who >= 0:
+                            out[who * P4 + k] += share
+                        else:
+                            top = max(max(tot[0], tot[1]), max(tot[2], tot[3]))
+                            n = 0
+                            for i in range(4):
+                                if tot[i] == top:
+                                    n += 1
+                            for i in range(4):
+                                if tot[i] == top:
+                                    out[i * P4 + k] += share / n
 
 
 @_jit
@@ -1553,7 +1663,7 @@ def ismcts(
             v = finish(w, work[4:], t)
             hands += 1
             for k in range(4):
-                vals[k] = utility(w, k, t.totals, t.target, wgame)
+                vals[k] = utility(w, k, t.totals, t.target, wgame, t.gtab)
             vals[me] = v
             mine = v if wgame == 0.0 else float(w[I_PTS + me])
             for d in range(depth):

@@ -100,7 +100,8 @@ class ExpertBot(Bot):
     seat in each rollout (``recs=2``: of every seat) by a search of ``recn`` deals of their
     own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`); ``memory`` judges whether
     the ``normal`` rules explain a seat from its plays in the whole game so far, not this
-    hand's alone. Further options
+    hand's alone; ``gwin`` makes the game term each seat's chance to win the game, played
+    forward from the points of self-play (:mod:`lockup.bots.winchance`). Further options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -136,6 +137,7 @@ class ExpertBot(Bot):
         recn: int = 8,
         recs: int = 1,
         memory: bool = True,
+        gwin: bool = False,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -183,6 +185,7 @@ class ExpertBot(Bot):
         if self.recs > 2:
             raise ValueError(f"recs must be 1 or 2, not {recs!r}")
         self.memory = bool(memory)
+        self.gwin = bool(gwin)
         self._hands_seen = -1
         self._prior = [(0, 0)] * 4
         self._this_hand = [(0, 0)] * 4
@@ -223,6 +226,7 @@ class ExpertBot(Bot):
             see_duck=self.sduck,
             rec=(self.rec, self.recn, self.recs),
             prior=prior,
+            gwin=self.gwin,
         )
         if self.memory and result.fit is not None:
             self._this_hand = result.fit

@@ -88,6 +88,13 @@ def to_array(km: ModuleType, values: list[Any], dtype: str = "int64") -> Any:
     return np.array(values, dtype=dtype)
 
 
+def win_table(km: ModuleType, view: SeatView) -> Any:
+    """The chance-to-win table for the hand ``view`` is in (see ``gwin``)."""
+    from .winchance import win_chances
+
+    return win_chances(km, tuple(view.totals), view.rules.target)
+
+
 class Tables(NamedTuple):
     """Everything :func:`lockup.bots._kernel.pimc` and :func:`~lockup.bots._kernel.fit` read
     besides the position and scratch space, in one argument: lists for the plain kernel,
@@ -135,6 +142,9 @@ class Tables(NamedTuple):
     """The game's target (R16)."""
     wgame: float
     """Weight of the game term of :func:`lockup.bots._kernel.utility`."""
+    gtab: Any
+    """Each seat's chance to win the game for each way this hand's points fall
+    (:func:`lockup.bots.winchance.win_chances`), or one value: the smooth estimate."""
     use_chain: int
     """1 to sample deals by the Metropolis chain, 0 for independent uniform draws."""
     value: Any
@@ -496,6 +506,7 @@ class Position:
         see_duck: int = 2,
         rec: tuple[int, int, int] = (0, 8, 1),
         prior: Sequence[tuple[int, int]] | None = None,
+        gwin: bool = False,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -556,6 +567,7 @@ class Position:
             totals=to_array(km, list(view.totals)),
             target=view.rules.target,
             wgame=float(wgame),
+            gtab=win_table(km, view) if gwin and wgame else to_array(km, [0.0], "float64"),
             use_chain=int(self.lam < 1.0 and n_hist > 0),
             value=to_array(km, [0.0] * n, "float64"),
             tricks=to_array(km, [0.0] * n, "float64"),
@@ -704,6 +716,7 @@ def search(
     see_duck: int = 2,
     rec: tuple[int, int, int] = (0, 8, 1),
     prior: Sequence[tuple[int, int]] | None = None,
+    gwin: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -739,6 +752,9 @@ def search(
     ``prior`` is, per seat, (plays with a choice, plays the ``normal`` rules would not
     make) in earlier hands of the game, added to this hand's when judging whether the rules
     explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
+    ``gwin`` makes the game term each seat's chance to win the game, played forward from
+    the points of self-play (:mod:`lockup.bots.winchance`), instead of a smooth estimate
+    from the gap to the leader.
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -768,6 +784,7 @@ def search(
         see_duck=see_duck,
         rec=rec,
         prior=prior,
+        gwin=gwin,
     )
     if time_limit is None:
         assert iterations is not None
