@@ -10,7 +10,7 @@ import pytest
 
 from lockup.bots import LEVELS, make_bot
 from lockup.bots import _kernel as K
-from lockup.bots.expert import MASTER_TIME_LIMIT, ExpertBot, MasterBot
+from lockup.bots.expert import MASTER_REC, MASTER_TIME_LIMIT, ExpertBot, MasterBot
 from lockup.bots.kernel import Position, interchangeable, jit_available, search, view_state
 from lockup.cards import parse_card
 from lockup.engine import Game, Rules, SeatView
@@ -162,8 +162,21 @@ def test_master_level() -> None:
     bot = make_bot("master", seed=1)
     assert isinstance(bot, MasterBot) and bot.name == "master"
     assert bot.time_limit == MASTER_TIME_LIMIT and bot.iterations is None
+    assert bot.rec == MASTER_REC == 2
     quick = make_bot("master", seed=1, iterations=4)
     assert quick.time_limit is None and quick.iterations == 4
+    # Its rollouts choose its own first two decisions by a search of their own (rec=2):
+    # the same search as the expert's with rec=2, not the expert's flat one.
+    game = Game.new(random.Random(8), record=False)
+    view = game.view(game.turn)
+    quick.choose(view)
+    rec2 = make_bot("expert", seed=1, iterations=4, rec=2)
+    rec2.choose(view)
+    flat = make_bot("expert", seed=1, iterations=4)
+    flat.choose(view)
+    assert quick.last is not None and rec2.last is not None and flat.last is not None
+    assert quick.last.value == rec2.last.value and quick.last.value != flat.last.value
+    assert make_bot("master", seed=1, rec=0).rec == 0
     for bad in ({"solve": 9}, {"smode": 2}, {"bravery": 1}, {"tmode": 3}, {"tree": -1}):
         with pytest.raises(ValueError):
             make_bot("master", seed=1, **bad)
