@@ -14,8 +14,8 @@ import pytest
 
 from lockup.bots import _kernel as K
 from lockup.bots import make_bot
-from lockup.bots.kernel import jit_available, kernel, search, to_array
-from lockup.bots.winchance import HAND_POINTS, _pool, win_chances
+from lockup.bots.kernel import jit_available, kernel, search
+from lockup.bots.winchance import HAND_POINTS, compute_table, win_chances
 from lockup.engine import Game, Rules
 
 
@@ -36,24 +36,7 @@ def _ways() -> list[tuple[int, int, int, int]]:
 
 def _table(km: Any, totals: tuple[int, ...], target: int, sims: int, seed: int = 7) -> Any:
     """The kernel's table with a small number of continuations (the plain kernel is slow)."""
-    pool, cum = _pool(km)
-    hands = target // 2 + 8
-    rng = [0] * K.STATE_SIZE
-    rng[K.I_RNG] = seed
-    out = to_array(km, [0.0] * (4 * K.P4), "float64")
-    km.win_table(
-        pool,
-        cum,
-        to_array(km, list(totals)),
-        target,
-        sims,
-        hands,
-        to_array(km, rng),
-        to_array(km, [0] * (2 * sims * hands)),
-        to_array(km, [0, 0, 0, 0]),
-        out,
-    )
-    return out
+    return compute_table(km, totals, target, sims, seed)
 
 
 def test_the_points_of_self_play_are_hands_of_lockup() -> None:

@@ -71,26 +71,34 @@ def _pool(km: ModuleType) -> tuple[Any, Any]:
     return to_array(km, pool), to_array(km, cum)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def _table(km: ModuleType, totals: tuple[int, ...], target: int) -> Any:
+def compute_table(
+    km: ModuleType, totals: tuple[int, ...], target: int, sims: int, seed: int
+) -> Any:
+    """The table of :func:`win_chances` with ``sims`` continuations drawn from generator
+    state ``seed`` (nonzero), computed afresh."""
     pool, cum = _pool(km)
     hands = target // 2 + 8
     rng = [0] * km.STATE_SIZE
-    rng[km.I_RNG] = 1 + (hash_totals(totals, target) & 0x7FFFFFFF)
+    rng[km.I_RNG] = seed
     out = to_array(km, [0.0] * (4 * km.P4), "float64")
     km.win_table(
         pool,
         cum,
         to_array(km, list(totals)),
         target,
-        SIMS,
+        sims,
         hands,
         to_array(km, rng),
-        to_array(km, [0] * (2 * SIMS * hands)),
+        to_array(km, [0] * (2 * sims * hands)),
         to_array(km, [0, 0, 0, 0]),
         out,
     )
     return out
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _table(km: ModuleType, totals: tuple[int, ...], target: int) -> Any:
+    return compute_table(km, totals, target, SIMS, 1 + (hash_totals(totals, target) & 0x7FFFFFFF))
 
 
 def hash_totals(totals: tuple[int, ...], target: int) -> int:
