@@ -80,7 +80,7 @@ def check(spec: str, games: int, seed: int, target: int = 20) -> None:
             s = [0] * K.STATE_SIZE
             for i in range(4):
                 s[K.I_PTS + i] = pts[i]
-            k = ((pts[0] * 14 + pts[1]) * 14 + pts[2]) * 14 + pts[3]
+            k = K.points_key(*pts)
             chance = {
                 "table": [float(table[seat * K.P4 + k]) for seat in range(4)],
                 "heuristic": [

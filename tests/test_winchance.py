@@ -20,7 +20,7 @@ from lockup.engine import Game, Rules
 
 
 def _key(p: tuple[int, int, int, int]) -> int:
-    return ((p[0] * 14 + p[1]) * 14 + p[2]) * 14 + p[3]
+    return int(K.points_key(*p))
 
 
 def _ways() -> list[tuple[int, int, int, int]]:
@@ -184,3 +184,26 @@ def test_the_script_prints_the_pool_as_python() -> None:
     rows = eval(done.stdout.split("=", 1)[1])  # the literal HAND_POINTS holds
     assert sum(r[4] for r in rows) >= 40
     assert all(sum(r[:4]) <= 13 and list(r[:4]) == sorted(r[:4], reverse=True) for r in rows)
+
+
+def test_the_kernels_end_of_game_is_the_engines() -> None:
+    """R15 lives in the engine; the kernel's copy (game_winner) names the same winner, or
+    none, after every hand of whole games under several targets."""
+    rng = random.Random(11)
+    bot = make_bot("normal")
+    checked = 0
+    for target in (10, 15, 20):
+        for _ in range(6):
+            game = Game.new(rng, Rules(target=target), record=False)
+            while not game.is_over:
+                if game.hand_over:
+                    game.deal(rng=rng)
+                elif game.discard_due is not None:
+                    game.discard_random(rng)
+                else:
+                    game.play(bot.choose(game.view(game.turn)), game.turn)
+                if game.hand_over:
+                    engine = game.winner if game.is_over else -1
+                    assert K.game_winner(list(game.totals), target) == engine
+                    checked += 1
+    assert checked > 30

@@ -1214,7 +1214,7 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float, gtab: Any) 
     if wgame == 0.0:
         return float(pts)
     if len(gtab) > 1:
-        k = ((s[I_PTS] * 14 + s[I_PTS + 1]) * 14 + s[I_PTS + 2]) * 14 + s[I_PTS + 3]
+        k = points_key(s[I_PTS], s[I_PTS + 1], s[I_PTS + 2], s[I_PTS + 3])
         return pts + wgame * gtab[me * P4 + k]
     mine = totals[me] + pts
     best_other = -1
@@ -1240,7 +1240,7 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float, gtab: Any) 
 
 P4 = 14**4
 """Entries of :func:`win_table` per seat: one per points of a hand ``(p0, p1, p2, p3)``, at
-``((p0 * 14 + p1) * 14 + p2) * 14 + p3``."""
+:func:`points_key`."""
 PERMS = _table(
     [0, 1, 2, 3, 0, 1, 3, 2, 0, 2, 1, 3, 0, 2, 3, 1, 0, 3, 1, 2, 0, 3, 2, 1]
     + [1, 0, 2, 3, 1, 0, 3, 2, 1, 2, 0, 3, 1, 2, 3, 0, 1, 3, 0, 2, 1, 3, 2, 0]
@@ -1248,6 +1248,12 @@ PERMS = _table(
     + [3, 0, 1, 2, 3, 0, 2, 1, 3, 1, 0, 2, 3, 1, 2, 0, 3, 2, 0, 1, 3, 2, 1, 0]
 )
 """The 24 orders of four seats, four entries each."""
+
+
+@_jit
+def points_key(p0: int, p1: int, p2: int, p3: int) -> int:
+    """Where a hand's points ``(p0, p1, p2, p3)`` sit in a seat's part of :func:`win_table`."""
+    return ((p0 * 14 + p1) * 14 + p2) * 14 + p3
 
 
 @_jit
@@ -1284,7 +1290,7 @@ def win_table(
 ) -> None:
     """Each seat's chance to win the game, for every way this hand's points can fall.
 
-    ``out[seat * P4 + k]`` (``k`` as :data:`P4` says) becomes the share of ``sims`` imagined
+    ``out[seat * P4 + k]`` (``k`` from :func:`points_key`) becomes the share of ``sims`` imagined
     continuations of the game in which ``seat`` wins when this hand ends with points
     ``(p0, p1, p2, p3)`` (at most 13 together) on top of ``totals``: each later hand's
     points are drawn from ``pool`` (four seats' points a row; ``cum`` the running total of
@@ -1315,7 +1321,7 @@ def win_table(
         for p1 in range(14 - p0):
             for p2 in range(14 - p0 - p1):
                 for p3 in range(14 - p0 - p1 - p2):
-                    k = ((p0 * 14 + p1) * 14 + p2) * 14 + p3
+                    k = points_key(p0, p1, p2, p3)
                     for j in range(sims):
                         tot[0] = totals[0] + p0
                         tot[1] = totals[1] + p1
