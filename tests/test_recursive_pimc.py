@@ -191,3 +191,77 @@ def test_memory_judges_a_seat_by_its_plays_in_the_whole_game() -> None:
     # A new game starts afresh.
     fresh = Game.new(rng, Rules(), record=False)
     assert expert._remember(fresh.view(0)) == [(0, 0)] * 4
+
+
+def _wide_positions(seed: int, n: int) -> list[SeatView]:
+    """Views of the seat to play with at least three candidate cards once interchangeable
+    cards are merged."""
+    out = []
+    for _game, view in _late_positions(Rules(), seed=seed, left=12, n=8 * n):
+        if len(Position(view, seed=1, merge=True, jit=False).cards) >= 3:
+            out.append(view)
+    return out[:n]
+
+
+def test_narrow_searches_the_flat_search_s_best_cards_again_with_rec() -> None:
+    """``narrow=2``: the same deals as the flat search first, then its two cards of highest
+    value (the cards that play the same as one of them with it) searched again with
+    ``rec``, whose means the result gives."""
+    views = _wide_positions(36, 4)
+    assert len(views) == 4
+    moved = 0
+    for k, view in enumerate(views):
+        kw: dict[str, Any] = dict(iterations=30, seed=k, wgame=3.0, merge=True, jit=False)
+        flat = search(view, **kw)
+        two = search(view, rec=(2, 4, 1), narrow=2, **kw)
+        rep = Position(view, seed=1, merge=True, jit=False).rep
+        ranked = sorted(zip(flat.value, flat.cards, strict=True), key=lambda x: (-x[0], x[1]))
+        top = list(dict.fromkeys(rep[c] for _v, c in ranked))[:2]
+        assert sorted(two.cards) == sorted(c for c in flat.cards if rep[c] in top)
+        assert two.iterations == 30
+        assert two.best() in two.cards
+        by_card = dict(zip(flat.cards, flat.value, strict=True))
+        moved += [by_card[c] for c in two.cards] != two.value
+    assert moved >= 3
+
+
+def test_narrow_with_no_more_candidates_than_it_keeps_is_the_recursive_search() -> None:
+    for k, view in enumerate(_wide_positions(37, 3)):
+        kw: dict[str, Any] = dict(iterations=12, seed=k, wgame=3.0, lam=0.03, jit=False)
+        alone = search(view, rec=(2, 4, 1), **kw)
+        wide = search(view, rec=(2, 4, 1), narrow=13, **kw)
+        assert wide.cards == alone.cards and wide.value == alone.value
+        assert search(view, narrow=2, **kw).value == search(view, **kw).value  # no rec: flat
+
+
+def test_narrow_keeps_to_its_time() -> None:
+    view = _wide_positions(38, 1)[0]
+    result = search(view, time_limit=0.2, seed=1, rec=(2, 8, 1), narrow=2, merge=True)
+    assert result.cards and all(view.legal_mask >> c & 1 for c in result.cards)
+    assert result.iterations >= 1 and result.seconds < 1.0
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+def test_compiled_and_plain_narrowed_search_agree() -> None:
+    for k, view in enumerate(_wide_positions(39, 3)):
+        kw: dict[str, Any] = dict(iterations=6, seed=k, wgame=3.0, lam=0.03, merge=True)
+        a = search(view, jit=False, rec=(2, 4, 1), narrow=2, **kw)
+        b = search(view, jit=True, rec=(2, 4, 1), narrow=2, **kw)
+        assert a.cards == b.cards
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+def test_a_master_that_narrows_plays_legal_cards_and_checks_its_options() -> None:
+    rng = random.Random(12)
+    game = Game.new(rng, Rules(), record=False)
+    bots = [make_bot("master", seed=i, iterations=3, recn=3, narrow=2, jit=False) for i in range(4)]
+    plays = 0
+    for v in _turns(game, rng):
+        c = bots[game.turn].choose(v)
+        assert v.legal_mask >> c & 1
+        game.play(c, game.turn)
+        plays += 1
+    assert plays >= 13
+    for bad in ({"narrow": -1}, {"narrow": 14}, {"nshare": 0.01}, {"nshare": 1.0}):
+        with pytest.raises(ValueError):
+            make_bot("master", seed=1, **bad)

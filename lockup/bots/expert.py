@@ -101,7 +101,9 @@ class ExpertBot(Bot):
     own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`); ``memory`` judges whether
     the ``normal`` rules explain a seat from its plays in the whole game so far, not this
     hand's alone; ``gwin`` makes the game term each seat's chance to win the game, played
-    forward from the points of self-play (:mod:`lockup.bots.winchance`). Further options
+    forward from the points of self-play (:mod:`lockup.bots.winchance`); ``narrow``
+    above 0, with ``rec``, first searches every card flat for ``nshare`` of the time,
+    then only the ``narrow`` best of them with ``rec`` for the rest. Further options
     (``risk``, ``clean_last``, ``void_lead``, ``duck``, ``lead_low``, and for its own seat
     ``duckme``, ``riskme``, ``lead_lowme``) set the rollout policy
     (:data:`lockup.bots.kernel.ROLLOUT_POLICY`).
@@ -138,6 +140,8 @@ class ExpertBot(Bot):
         recs: int = 1,
         memory: bool = True,
         gwin: bool = False,
+        narrow: int = 0,
+        nshare: float = 0.25,
         **policy: int,
     ) -> None:
         _check_budget(iterations, time_limit)
@@ -186,6 +190,10 @@ class ExpertBot(Bot):
             raise ValueError(f"recs must be 1 or 2, not {recs!r}")
         self.memory = bool(memory)
         self.gwin = bool(gwin)
+        self.narrow = _check_int("narrow", narrow, 0)
+        if self.narrow > 13:
+            raise ValueError(f"narrow must be from 0 to 13 cards, not {narrow!r}")
+        self.nshare = _check_float("nshare", nshare, 0.05, 0.95)
         self._hands_seen = -1
         self._prior = [(0, 0)] * 4
         self._this_hand = [(0, 0)] * 4
@@ -227,6 +235,8 @@ class ExpertBot(Bot):
             rec=(self.rec, self.recn, self.recs),
             prior=prior,
             gwin=self.gwin,
+            narrow=self.narrow,
+            narrow_share=self.nshare,
         )
         if self.memory and result.fit is not None:
             self._this_hand = result.fit

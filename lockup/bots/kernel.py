@@ -655,6 +655,43 @@ class Position:
             self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
         self.iterations += iterations
 
+    def narrow(self, keep: Sequence[Card], rec: int) -> None:
+        """Search only the cards of ``keep`` (some of :attr:`cards`) from now on, the first
+        ``rec`` decisions of the rollouts' searching seats chosen by a search of their own
+        (``rec`` of :func:`search`, with the deals and seats this position was made with).
+        The means start afresh (:attr:`iterations` too); the deals go on where they were.
+        Raises :class:`ValueError` when ``keep`` holds none of the candidates."""
+        km = self.km
+        wanted = set(keep)
+        cards = [c for c in self.cards if c in wanted]
+        if not cards:
+            raise ValueError(f"none of {sorted(wanted)} is a candidate card here")
+        if rec:
+            rows = 4 + km.SOLVE_ROWS + 2
+            if len(self.work) < rows:
+                if km is _plain:
+                    self.work.extend([0] * km.STATE_SIZE for _ in range(rows - len(self.work)))
+                else:
+                    import numpy as np
+
+                    grown = np.zeros((rows, km.STATE_SIZE), dtype=np.int64)
+                    grown[: len(self.work)] = self.work
+                    self.work = grown
+        self.base[km.I_REC] = rec
+        self.cards = cards
+        self.rep = {c: r for c, r in self.rep.items() if r in wanted}
+        self.all_cards = [c for c in self.all_cards if c in self.rep]
+        n = len(cards)
+        chain_weight = float(self.tables.weight[1])
+        self.tables = self.tables._replace(
+            cards=to_array(km, cards),
+            n_cards=n,
+            value=to_array(km, [0.0] * n, "float64"),
+            tricks=to_array(km, [0.0] * n, "float64"),
+            weight=to_array(km, [0.0, chain_weight] + [0.0] * n, "float64"),
+        )
+        self.iterations = 0
+
     def _grow(self, deals: int) -> None:
         """The tree search (``tree``): ``deals`` more sampled deals, ``per_deal`` descents
         of the tree in each (:func:`lockup.bots._kernel.ismcts`)."""
@@ -717,6 +754,8 @@ def search(
     rec: tuple[int, int, int] = (0, 8, 1),
     prior: Sequence[tuple[int, int]] | None = None,
     gwin: bool = False,
+    narrow: int = 0,
+    narrow_share: float = 0.25,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -754,7 +793,12 @@ def search(
     explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
     ``gwin`` makes the game term each seat's chance to win the game, played forward from
     the points of self-play (:mod:`lockup.bots.winchance`), instead of a smooth estimate
-    from the gap to the leader.
+    from the gap to the leader. ``narrow`` above 0, with ``rec``, searches in two
+    phases: first every card by the flat search (``rec`` off), for ``narrow_share`` of
+    ``time_limit`` (or ``iterations`` deals), then only the ``narrow`` cards of highest
+    value with ``rec``, for the rest of the time (or ``iterations`` deals more); the result
+    then holds only those cards, with the second phase's means (where no more than
+    ``narrow`` cards are candidates, only the second phase runs).
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -782,26 +826,45 @@ def search(
         learn=learn,
         see=see,
         see_duck=see_duck,
-        rec=rec,
+        rec=(0, rec[1], rec[2]) if narrow > 0 and rec[0] > 0 else rec,
         prior=prior,
         gwin=gwin,
     )
-    if time_limit is None:
-        assert iterations is not None
-        pos.run(iterations)
-        return pos.result(time.perf_counter() - start)
-    deadline = start + time_limit
-    cap = iterations if iterations is not None else 1 << 40
-    batch = max(1, min_iterations)
-    pos.run(min(batch, cap))
-    while pos.iterations < cap:
+    begun = start
+    if narrow > 0 and rec[0] > 0:
+        if len(pos.cards) > narrow:
+            share = None if time_limit is None else start + time_limit * narrow_share
+            _spend(pos, start, share, iterations, min_iterations)
+            flat = pos.result()
+            order = sorted(range(len(flat.cards)), key=lambda k: (-flat.value[k], flat.cards[k]))
+            ranked = list(dict.fromkeys(pos.rep[flat.cards[k]] for k in order))
+            pos.narrow(ranked[:narrow], rec[0])
+            begun = time.perf_counter()
+        else:
+            pos.narrow(pos.cards, rec[0])
+    deadline = None if time_limit is None else start + time_limit
+    _spend(pos, begun, deadline, iterations, min_iterations)
+    return pos.result(time.perf_counter() - start)
+
+
+def _spend(
+    pos: Position, start: float, deadline: float | None, cap: int | None, min_iterations: int
+) -> None:
+    """Run ``pos`` for ``cap`` deals, or until ``deadline`` (at least ``min_iterations``),
+    whichever ends first (:func:`search`'s budget)."""
+    if deadline is None:
+        assert cap is not None
+        pos.run(cap)
+        return
+    limit = cap if cap is not None else 1 << 40
+    first = pos.iterations
+    pos.run(min(max(1, min_iterations), limit))
+    while pos.iterations - first < limit:
         now = time.perf_counter()
-        spent = now - start
         if now >= deadline - 0.001:
             break
         # Size the next batch to about a quarter of the time left, from the rate so far.
-        rate = pos.iterations / max(spent, 1e-6)
+        rate = (pos.iterations - first) / max(now - start, 1e-6)
         step = int(rate * (deadline - now) * 0.25)
-        step = max(1, min(step, cap - pos.iterations))
+        step = max(1, min(step, limit - (pos.iterations - first)))
         pos.run(step)
-    return pos.result(time.perf_counter() - start)
