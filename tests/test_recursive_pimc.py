@@ -265,3 +265,5 @@ def test_a_master_that_narrows_plays_legal_cards_and_checks_its_options() -> Non
     for bad in ({"narrow": -1}, {"narrow": 14}, {"nshare": 0.01}, {"nshare": 1.0}):
         with pytest.raises(ValueError):
             make_bot("master", seed=1, **bad)
+    with pytest.raises(ValueError, match="flat search only"):
+        search(_wide_positions(41, 1)[0], iterations=2, rec=(2, 4, 1), narrow=2, tree=4)

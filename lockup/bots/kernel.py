@@ -806,6 +806,8 @@ def search(
         raise ValueError(f"iterations must be at least 1, not {iterations!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+    if narrow and tree:
+        raise ValueError("narrow works with the flat search only (tree=0)")
     start = time.perf_counter()
     pos = Position(
         view,
