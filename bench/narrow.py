@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from search import positions  # noqa: E402
 
 from lockup.bots import make_bot  # noqa: E402
-from lockup.bots.expert import warm_up  # noqa: E402
+from lockup.bots.expert import ExpertBot, warm_up  # noqa: E402
 from lockup.bots.kernel import Position, jit_available, search  # noqa: E402
 
 Row = tuple[int, int, bool]
@@ -35,26 +35,16 @@ played the same card."""
 def compare(n_positions: int, seconds: float, narrow: int) -> dict[int, list[Row]]:
     """Per number of candidate cards, a :data:`Row` for each of ``n_positions`` positions
     (those with one candidate left out)."""
-    m = make_bot("master", seed=1)
-    kw = dict(
-        wgame=m.wgame,
-        lam=m.lam,
-        see=m.see,
-        solve=m.solve,
-        merge=m.merge,
-        adapt=m.adapt,
-        policy=m.policy,
-        rec=(m.rec, m.recn, m.recs),
-        time_limit=seconds,
-        min_iterations=8,
-    )
+    master = make_bot("master", seed=1)
+    assert isinstance(master, ExpertBot)
+    kw = {**master.search_options(), "time_limit": seconds, "iterations": None}
     rows: dict[int, list[Row]] = defaultdict(list)
     for k, view in enumerate(positions(n_positions)):
         n = len(Position(view, seed=1, merge=True).cards)
         if n < 2:
             continue
-        plain = search(view, seed=k, **kw)  # type: ignore[arg-type]
-        narrowed = search(view, seed=k, narrow=narrow, **kw)  # type: ignore[arg-type]
+        plain = search(view, seed=k, **{**kw, "narrow": 0})
+        narrowed = search(view, seed=k, **{**kw, "narrow": narrow})
         rows[n].append((plain.iterations, narrowed.iterations, plain.best() == narrowed.best()))
     return rows
 

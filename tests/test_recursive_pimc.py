@@ -121,13 +121,18 @@ def test_an_expert_with_rec_plays_legal_cards_to_the_hand_s_end(recs: int) -> No
     rng = random.Random(7 + recs)
     game = Game.new(rng, RULES[1 + recs], record=False)
     bots = [ExpertBot(seed=i, iterations=3, rec=2, recn=3, recs=recs, jit=False) for i in range(4)]
+    assert _plays_a_hand(game, rng, bots) >= 13
+
+
+def _plays_a_hand(game: Game, rng: random.Random, bots: list[Any]) -> int:
+    """Let ``bots`` (one a seat) play the hand out, checking each card is legal; the plays."""
     plays = 0
     for v in _turns(game, rng):
         c = bots[game.turn].choose(v)
         assert v.legal_mask >> c & 1
         game.play(c, game.turn)
         plays += 1
-    assert plays >= 13
+    return plays
 
 
 def test_rec_changes_the_values_it_searches() -> None:
@@ -255,13 +260,7 @@ def test_a_master_that_narrows_plays_legal_cards_and_checks_its_options() -> Non
     rng = random.Random(12)
     game = Game.new(rng, Rules(), record=False)
     bots = [make_bot("master", seed=i, iterations=3, recn=3, narrow=2, jit=False) for i in range(4)]
-    plays = 0
-    for v in _turns(game, rng):
-        c = bots[game.turn].choose(v)
-        assert v.legal_mask >> c & 1
-        game.play(c, game.turn)
-        plays += 1
-    assert plays >= 13
+    assert _plays_a_hand(game, rng, bots) >= 13
     for bad in ({"narrow": -1}, {"narrow": 14}, {"nshare": 0.01}, {"nshare": 1.0}):
         with pytest.raises(ValueError):
             make_bot("master", seed=1, **bad)

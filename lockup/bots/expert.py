@@ -210,38 +210,40 @@ class ExpertBot(Bot):
             self.last = None
             return (legal & -legal).bit_length() - 1
         prior = self._remember(view) if self.memory else None
-        result = search(
-            view,
-            iterations=self.iterations,
-            time_limit=self.time_limit,
-            seed=self.rng.getrandbits(32),
-            wgame=self.wgame,
-            eps=self.eps,
-            jit=self.jit,
-            min_iterations=8,
-            policy=self.policy,
-            lam=self.lam,
-            mcmc=self.mcmc,
-            solve=self.solve,
-            smode=self.smode,
-            merge=self.merge,
-            adapt=self.adapt,
-            tree=self.tree,
-            cexp=self.cexp,
-            tmode=self.tmode,
-            learn=self.learn,
-            see=self.see,
-            see_duck=self.sduck,
-            rec=(self.rec, self.recn, self.recs),
-            prior=prior,
-            gwin=self.gwin,
-            narrow=self.narrow,
-            narrow_share=self.nshare,
-        )
+        result = search(view, seed=self.rng.getrandbits(32), prior=prior, **self.search_options())
         if self.memory and result.fit is not None:
             self._this_hand = result.fit
         self.last = result
         return result.best()
+
+    def search_options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`~lockup.bots.kernel.search` this bot searches
+        with, all but the move's ``seed`` and ``prior`` (a benchmark can search as it does)."""
+        return {
+            "iterations": self.iterations,
+            "time_limit": self.time_limit,
+            "wgame": self.wgame,
+            "eps": self.eps,
+            "jit": self.jit,
+            "min_iterations": 8,
+            "policy": self.policy,
+            "lam": self.lam,
+            "mcmc": self.mcmc,
+            "solve": self.solve,
+            "smode": self.smode,
+            "merge": self.merge,
+            "adapt": self.adapt,
+            "tree": self.tree,
+            "cexp": self.cexp,
+            "tmode": self.tmode,
+            "learn": self.learn,
+            "see": self.see,
+            "see_duck": self.sduck,
+            "rec": (self.rec, self.recn, self.recs),
+            "gwin": self.gwin,
+            "narrow": self.narrow,
+            "narrow_share": self.nshare,
+        }
 
     def _remember(self, view: SeatView) -> list[tuple[int, int]]:
         """The others' plays the ``normal`` rules failed to explain in the game's earlier
