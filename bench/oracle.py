@@ -14,9 +14,13 @@ Run: ``python bench/oracle.py ARENA-OPTIONS``, for example::
   allows. ``BOLD=1`` in the environment rolls the other seats out by the expert's bolder
   settings too (as ``adapt`` does for seats the ``normal`` rules fail to explain);
 - ``otree``: the expert's tree search (``tree=8``) on the true deal, every descent of it:
-  a perfect-information Monte Carlo tree search with the expert's rollouts.
+  a perfect-information Monte Carlo tree search with the expert's rollouts;
+- ``xoracle``: the expert as it plays now (every option of :class:`ExpertBot`, its
+  judgement of each seat's style and its memory of it), searching the true deal
+  instead of sampled ones: what perfect inference of the hidden hands would give the
+  expert's own search (issue 24).
 
-Both cheat (they read the other hands from the game the arena plays), so they exist only
+They all cheat (they read the other hands from the game the arena plays), so they exist only
 here, for the experiment: if a search that *knows* the deal is no better than one that
 samples it uniformly, the deal sampling and the inference from the others' plays are
 not where strength is lost. docs/bots.md ("Strength") quotes the runs.
@@ -37,7 +41,7 @@ from lockup import engine  # noqa: E402
 from lockup.arena import pimc  # noqa: E402
 from lockup.bots import registry  # noqa: E402
 from lockup.bots.expert import ExpertBot  # noqa: E402
-from lockup.bots.kernel import Position  # noqa: E402
+from lockup.bots.kernel import Position, _spend  # noqa: E402
 from lockup.cards import Card  # noqa: E402
 from lockup.engine import SeatView  # noqa: E402
 
@@ -164,6 +168,44 @@ class TreeOracle(ExpertBot):
         return pos.result().best()
 
 
+class ExpertOracle(ExpertBot):
+    """The expert's own search, every option as it plays, on the true deal: each "sampled"
+    deal is the real one (only the lockup discards still differ from rollout to rollout)."""
+
+    name = "xoracle"
+
+    def choose(self, view: SeatView) -> Card:
+        forced = _forced(view)
+        if forced is not None:
+            self.last = None
+            return forced
+        start = time.perf_counter()
+        opts = self.search_options()
+        for key in ("iterations", "time_limit", "min_iterations", "narrow", "narrow_share"):
+            opts.pop(key)
+        prior = self._remember(view) if self.memory else None
+        pos = Position(view, seed=self.rng.getrandbits(32), prior=prior, **opts)
+        km = pos.km
+        chain = pos.work[3]
+        chain[:] = pos.base
+        for s in range(4):
+            if s != view.seat:
+                chain[km.I_HAND + s] = _game[0].hands[s]
+        # The deal is the chain's, never restarted nor moved (see _kernel._deal).
+        pos.base[km.I_MC_RESTART] = 1 << 40
+        pos.base[km.I_ITER] = 1
+        pos.base[km.I_MC_STEPS] = 0
+        pos.tables = pos.tables._replace(use_chain=1)
+        deadline = start + self.time_limit if self.time_limit else None
+        _spend(pos, start, deadline, self.iterations, 8)
+        result = pos.result(time.perf_counter() - start)
+        if self.memory and result.fit is not None:
+            self._this_hand = result.fit
+        self.last = result
+        return result.best()
+
+
+registry.LEVELS["xoracle"] = ExpertOracle
 registry.LEVELS["ogreedy"] = GreedyOracle
 registry.LEVELS["otree"] = TreeOracle
 registry.LEVELS["oracle"] = KernelOracle
