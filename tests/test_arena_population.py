@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from lockup.arena.learned import LearnedPolicyBot
 from lockup.arena.population import DEFAULT_POPULATION, PopulationConfig, run_population
+from lockup.arena.runner import ArenaError
 from lockup.arena.specs import build_bot, parse_spec
 from lockup.cli import build_parser
 from lockup.cli import main as lockup_main
@@ -143,6 +145,10 @@ def test_the_candidate_in_its_own_population_is_skipped() -> None:
         (["--population", "normal", "--resume"], "--resume needs --json FILE"),
         (["--population", "normal", "--resume", "--json", "-"], "--resume needs --json FILE"),
         (["--bots", "random,random,random,random", "--resume"], "--resume goes with --population"),
+        (
+            ["--bots", "random,random,random,random", "--layout", "one-against-three"],
+            "--layout goes with --population",
+        ),
     ],
 )
 def test_bad_population_is_a_clear_error(
@@ -269,3 +275,59 @@ def test_learned_spec_plays_the_kernels_policy() -> None:
             game.play(card, game.turn)
             moves += 1
     assert moves == 120
+
+
+def test_one_against_three_seats_the_candidate_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--layout one-against-three``: entries C, M, M, M in every member's arena, the
+    pair's figures read from one candidate seat and three member seats."""
+    out = tmp_path / "population.json"
+    argv = ["arena", "--population", "random,easy", "--candidate", "normal", *TINY]
+    argv += ["--layout", "one-against-three", "--quiet"]
+    assert lockup_main([*argv, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "one against three (entries C, M, M, M)" in printed
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["layout"] == "one-against-three"
+    for m in doc["members"]:
+        arena = m["arena"]
+        assert [b["spec"] for b in arena["bots"]] == ["normal"] + 3 * [m["member"]]
+        groups = {g["spec"]: g for g in arena["groups"]}
+        assert groups["normal"]["entries"] == [0]
+        assert groups[m["member"]]["entries"] == [1, 2, 3]
+        # Every game has one winner: one candidate seat and three member seats share it.
+        assert m["candidate_win_rate"] + 3 * m["member_win_rate"] == pytest.approx(1.0)
+        diff = m["candidate_tricks_per_hand"] - m["member_tricks_per_hand"]
+        assert m["tricks_diff"] == pytest.approx(diff)
+    # The rules beat random play: the lone `normal` wins more than its share of tricks.
+    assert all(m["tricks_diff"] > 0 for m in doc["members"])
+
+    # A run of the other layout cannot resume from it; one of the same layout keeps it all.
+    two = ["arena", "--population", "random,easy", "--candidate", "normal", *TINY, "--quiet"]
+    assert lockup_main([*two, "--json", str(out), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "layout 'one-against-three', not 'two-of-each'" in err
+    assert lockup_main([*argv, "--json", str(out), "--resume"]) == 0
+    assert "kept from an earlier run: random, easy" in capsys.readouterr().out
+    # Through the API, a layout that is not one is refused before anything is played.
+    bad = PopulationConfig(candidate=parse_spec("normal"), members=(parse_spec("random"),), hands=1)
+    with pytest.raises(ArenaError, match="no layout 'three'"):
+        run_population(replace(bad, layout="three"))
+
+
+def test_a_document_from_before_layouts_resumes_as_two_of_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "population.json"
+    argv = ["arena", "--population", "random", "--candidate", "easy", "--quiet", *TINY]
+    assert lockup_main([*argv, "--json", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc.pop("layout") == "two-of-each"
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert lockup_main([*argv, "--json", str(out), "--resume"]) == 0
+    assert "kept from an earlier run: random" in capsys.readouterr().out
+    argv3 = [*argv, "--layout", "one-against-three", "--json", str(out), "--resume"]
+    assert lockup_main(argv3) == 2
+    assert "layout 'two-of-each', not 'one-against-three'" in capsys.readouterr().err

@@ -20,7 +20,9 @@ from typing import Any, TextIO
 from ..engine import LOCK_DISCARDS, PICTURE_EXCEPTIONS, TARGETS, Rules
 from .population import (
     DEFAULT_CANDIDATE,
+    DEFAULT_LAYOUT,
     DEFAULT_POPULATION,
+    LAYOUTS,
     PopulationConfig,
     format_population,
     kept_rows,
@@ -43,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "differences. Bot specs: a level (random, easy, normal, expert...), "
             "openspiel-ismcts, pimc, pimc+, learned, or cmd:COMMAND (an outside program, "
             "docs/bot-protocol.md); options after a colon: expert:iterations=200. "
-            "With --population: one candidate against each of several bots, two of each."
+            "With --population: one candidate against each of several bots, two of each "
+            "(or one against three: --layout)."
         ),
     )
     p.add_argument(
@@ -111,8 +114,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         const=",".join(DEFAULT_POPULATION),
         metavar="SPECS",
         help="play the candidate (--candidate) against each of these bots in turn, two of "
-        "each (entries C, M, C, M), --hands hands each, and print one table; without SPECS: "
+        "each (entries C, M, C, M; or --layout), --hands hands each, and print one table; "
+        "without SPECS: "
         f"{','.join(DEFAULT_POPULATION)} (openspiel-ismcts skipped where OpenSpiel is missing)",
+    )
+    p.add_argument(
+        "--layout",
+        choices=sorted(LAYOUTS),
+        help="with --population: how the candidate and each member share the seats: "
+        "two-of-each (C, M, C, M; the default) or one-against-three (C, M, M, M)",
     )
     p.add_argument(
         "--candidate",
@@ -150,6 +160,8 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise ArenaError("--candidate goes with --population")
     if getattr(args, "resume", False):
         raise ArenaError("--resume goes with --population")
+    if getattr(args, "layout", None):
+        raise ArenaError("--layout goes with --population")
     specs = tuple(parse_spec(t) for t in texts)
     return ArenaConfig(
         specs=specs,
@@ -169,6 +181,7 @@ def population_from_args(args: argparse.Namespace) -> PopulationConfig:
     return PopulationConfig(
         candidate=parse_spec(args.candidate or DEFAULT_CANDIDATE),
         members=tuple(parse_spec(t) for t in split_bots(args.population)),
+        layout=args.layout or DEFAULT_LAYOUT,
         **_shared_options(args),
     )
 

@@ -1,13 +1,15 @@
 """``lockup arena --population``: one candidate bot against a population of sparring partners.
 
 For each member M of the population the candidate C plays one duplicate arena
-(:func:`lockup.arena.runner.run_arena`) with **two of each**, entries C, M, C, M: the
-arena rotates them through the seats as always, so each entry holds every seat's cards,
-and the two Cs never sit side by side. A member's row is that arena's summary read for
-the pair: the hands played, C's tricks a hand minus M's (each side pooled over its two
-entries, paired per duplicate set) with its 95% interval, and the game win rate of a C
-seat and of an M seat side by side (par 25%: four players, one winner a game), with the
-interval of their difference. The intervals are the arena's (docs/arena.md).
+(:func:`lockup.arena.runner.run_arena`), by default with **two of each**, entries C, M,
+C, M (the layout ``two-of-each``): the arena rotates them through the seats as always,
+so each entry holds every seat's cards, and the two Cs never sit side by side. The
+layout ``one-against-three`` seats one C against three Ms (entries C, M, M, M), as a
+level is measured against the rules it must beat. A member's row is that arena's summary
+read for the pair: the hands played, C's tricks a hand minus M's (each side pooled over
+its entries, paired per duplicate set) with its 95% interval, and the game win rate of a
+C seat and of an M seat side by side (par 25%: four players, one winner a game), with
+the interval of their difference. The intervals are the arena's (docs/arena.md).
 
 A member that cannot play on this machine (``openspiel-ismcts`` without OpenSpiel) is
 listed as skipped with the reason, as is a member with the candidate's own spec; any
@@ -33,6 +35,10 @@ from .runner import ArenaConfig, ArenaError, Progress, group_label, run_arena
 from .specs import ISMCTS, BotSpec, build_bot
 
 FORMAT = "lockup-population/1"
+LAYOUTS = {"two-of-each": (0, 1, 0, 1), "one-against-three": (0, 1, 1, 1)}
+"""The seating of each member's arena by name: for each of the four entries, the
+candidate (0) or the member (1)."""
+DEFAULT_LAYOUT = "two-of-each"
 DEFAULT_CANDIDATE = "expert"
 DEFAULT_POPULATION = ("pimc", "pimc+", ISMCTS, "learned", "normal")
 """The sparring partners by default: the plain PIMC, the stronger one, OpenSpiel's ISMCTS
@@ -53,12 +59,15 @@ class PopulationConfig:
     time_per_move: float | None = None
     iterations: int | None = None
     bot_timeout: float = 2.0
+    layout: str = DEFAULT_LAYOUT
+    """A key of :data:`LAYOUTS`: how the candidate and the member share the four seats."""
 
     def arena(self, member: BotSpec) -> ArenaConfig:
-        """The arena of one member: entries candidate, member, candidate, member."""
-        c = self.candidate
+        """The arena of one member: entries candidate, member, candidate, member (or
+        candidate, member, member, member: :attr:`layout`)."""
+        pair = (self.candidate, member)
         return ArenaConfig(
-            specs=(c, member, c, member),
+            specs=tuple(pair[k] for k in LAYOUTS[self.layout]),
             hands=self.hands,
             seed=self.seed,
             rules=self.rules,
@@ -92,6 +101,8 @@ def check(config: PopulationConfig) -> None:
     :class:`ArenaError` or :class:`~lockup.arena.specs.SpecError` with the reason."""
     if not config.members:
         raise ArenaError("the population has no member")
+    if config.layout not in LAYOUTS:
+        raise ArenaError(f"no layout {config.layout!r}: it is one of {', '.join(sorted(LAYOUTS))}")
     if config.hands < 1:
         raise ArenaError("--hands must be at least 1")
     why = unavailable(config.candidate)
@@ -152,6 +163,7 @@ def _settings(config: PopulationConfig) -> dict[str, Any]:
         "hands_asked": config.hands,
         "time_per_move": config.time_per_move,
         "iterations": config.iterations,
+        "layout": config.layout,
     }
 
 
@@ -162,10 +174,11 @@ def kept_rows(config: PopulationConfig, document: Any) -> dict[str, dict[str, An
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ArenaError(f"it is not a {FORMAT} document")
     mine = _settings(config)
+    theirs = {"layout": DEFAULT_LAYOUT, **document}  # documents before layouts: two of each
     other = [
-        f"{key} {document.get(key)!r}, not {value!r}"
+        f"{key} {theirs.get(key)!r}, not {value!r}"
         for key, value in mine.items()
-        if document.get(key) != value
+        if theirs.get(key) != value
     ]
     if other:
         raise ArenaError("it was played with other settings: " + "; ".join(other))
@@ -254,9 +267,12 @@ def format_population(result: dict[str, Any]) -> str:
         )
         if value is not None
     )
+    layout = result.get("layout", DEFAULT_LAYOUT)
+    seating = ", ".join("CM"[k] for k in LAYOUTS.get(layout, LAYOUTS[DEFAULT_LAYOUT]))
     out = [
-        f"Lockup arena population: {result['candidate']} (C) against each member (M), two of "
-        f"each (entries C, M, C, M), at least {result['hands_asked']} hands a member, seed "
+        f"Lockup arena population: {result['candidate']} (C) against each member (M), "
+        f"{layout.replace('-', ' ')} (entries {seating}), at least {result['hands_asked']} "
+        f"hands a member, seed "
         f"{result['seed']}; rules {r['picture_exception']}, {r['lock_discards']}, target "
         f"{r['target']}; {budget or 'default budgets'}; {result['elapsed_s']:.1f} s"
         + (
