@@ -1,11 +1,12 @@
-"""What ``narrow`` buys ``master``: the deals its recursive search spends on each card.
+"""What ``narrow`` or ``rcache`` buys ``master``: the deals its recursive search makes.
 
-Run: ``python bench/narrow.py [--positions N] [--seconds S] [--narrow K]``.
+Run: ``python bench/narrow.py [--positions N] [--seconds S] [--narrow K | --rcache]``.
 
 On the positions of ``bench/search.py`` (games of ``normal`` bots, a fixed seed), the
 search ``master`` makes (``rec=2``, ``S`` seconds, its other defaults) and the same with
 ``narrow=K`` (every card flat for a quarter of the time, then the ``K`` best again with
-``rec``): for each, the deals the recursive search sampled, and how often the two pick
+``rec``), or with ``rcache`` (each decision searched once per state of its seat's
+knowledge): for each, the deals the recursive search sampled, and how often the two pick
 the same card. By the number of candidate cards (after merging cards that play the
 same), the mean deals of each and their ratio, so a run on another machine reads the
 same. One process, one core.
@@ -18,6 +19,7 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -32,9 +34,9 @@ Row = tuple[int, int, bool]
 played the same card."""
 
 
-def compare(n_positions: int, seconds: float, narrow: int) -> dict[int, list[Row]]:
+def compare(n_positions: int, seconds: float, variant: dict[str, Any]) -> dict[int, list[Row]]:
     """Per number of candidate cards, a :data:`Row` for each of ``n_positions`` positions
-    (those with one candidate left out)."""
+    (those with one candidate left out); ``variant`` the options of the second search."""
     master = make_bot("master", seed=1)
     assert isinstance(master, ExpertBot)
     kw = {**master.search_options(), "time_limit": seconds, "iterations": None}
@@ -44,7 +46,7 @@ def compare(n_positions: int, seconds: float, narrow: int) -> dict[int, list[Row
         if n < 2:
             continue
         plain = search(view, seed=k, **{**kw, "narrow": 0})
-        narrowed = search(view, seed=k, **{**kw, "narrow": narrow})
+        narrowed = search(view, seed=k, **{**kw, **variant})
         rows[n].append((plain.iterations, narrowed.iterations, plain.best() == narrowed.best()))
     return rows
 
@@ -54,14 +56,18 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=20, help="positions (default 20)")
     ap.add_argument("--seconds", type=float, default=0.9, help="search time a move (0.9)")
     ap.add_argument("--narrow", type=int, default=2, help="cards kept (default 2)")
+    ap.add_argument("--rcache", action="store_true", help="compare rcache, not narrow")
     args = ap.parse_args()
     if not jit_available():
         print("numba is not installed", file=sys.stderr)
         return 2
     warm_up()
-    rows = compare(args.positions, args.seconds, args.narrow)
-    print(f"master (rec=2, {args.seconds} s) and master:narrow={args.narrow}: deals searched")
-    print("| candidates | positions | rec=2 | narrow | ratio | same card |")
+    variant: dict[str, Any] = {"rcache": True} if args.rcache else {"narrow": args.narrow}
+    name = "rcache" if args.rcache else "narrow"
+    rows = compare(args.positions, args.seconds, variant)
+    opts = ",".join(f"{k}={int(v)}" for k, v in variant.items())
+    print(f"master (rec=2, {args.seconds} s) and master:{opts}: deals searched")
+    print(f"| candidates | positions | rec=2 | {name} | ratio | same card |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n in sorted(rows):
         r = rows[n]

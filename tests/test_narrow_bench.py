@@ -1,5 +1,5 @@
 """bench/narrow.py: the deals ``master``'s recursive search spends, with and without
-``narrow`` (issue 24)."""
+``narrow`` or ``rcache`` (issue 24)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,17 @@ def _load() -> ModuleType:
 
 
 def test_narrowing_gives_the_recursive_search_more_deals_where_there_are_many_cards() -> None:
-    rows = _load().compare(n_positions=8, seconds=0.06, narrow=2)
+    rows = _load().compare(n_positions=8, seconds=0.06, variant={"narrow": 2})
     assert sum(len(r) for r in rows.values()) >= 6
     wide = [row for n, r in rows.items() if n >= 4 for row in r]
     assert wide, rows
     assert sum(b for _a, b, _same in wide) > 1.3 * sum(a for a, _b, _same in wide)
     for r in rows.values():
         assert all(a >= 1 and b >= 1 for a, b, _same in r)
+
+
+def test_the_cache_gives_the_recursive_search_more_deals() -> None:
+    rows = _load().compare(n_positions=12, seconds=0.06, variant={"rcache": True})
+    wide = [row for n, r in rows.items() if n >= 3 for row in r]
+    assert len(wide) >= 4, rows
+    assert sum(b for _a, b, _same in wide) > 1.15 * sum(a for a, _b, _same in wide)

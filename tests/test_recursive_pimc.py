@@ -266,3 +266,94 @@ def test_a_master_that_narrows_plays_legal_cards_and_checks_its_options() -> Non
             make_bot("master", seed=1, **bad)
     with pytest.raises(ValueError, match="flat search only"):
         search(_wide_positions(41, 1)[0], iterations=2, rec=(2, 4, 1), narrow=2, tree=4)
+
+
+def test_info_key_is_what_the_seat_to_play_knows() -> None:
+    """``info_key`` is the same however the unseen cards lie among the other seats, and
+    changes with the seat's own hand and with every card played."""
+    rng = random.Random(4)
+    checked = 0
+    for game, view in _late_positions(Rules(), seed=42, left=10, n=6):
+        me = view.seat
+        s = _true_state(K, game, view, seed=rng.getrandbits(32) | 1)
+        key = K.info_key(s)
+        assert 0 <= key < 1 << 62
+        others = [x for x in range(4) if x != me]
+        for _ in range(20):
+            K.mix_others(s, me, 40)
+            assert K.info_key(s) == key
+        moved = list(s)
+        a, b = others[0], others[1]
+        if moved[a] and moved[b]:  # one card more in one hidden hand, one fewer in another
+            c = (moved[a] & -moved[a]).bit_length() - 1
+            moved[a] ^= 1 << c
+            moved[b] ^= 1 << c
+            assert K.info_key(moved) != key
+        swapped = list(s)  # the seat's own card exchanged with a hidden one
+        mine = (s[me] & -s[me]).bit_length() - 1
+        theirs = (s[a] & -s[a]).bit_length() - 1
+        swapped[me] ^= (1 << mine) | (1 << theirs)
+        swapped[a] ^= (1 << mine) | (1 << theirs)
+        assert K.info_key(swapped) != key
+        after = list(s)
+        K.play(after, K.lowest(K.legal(after)))
+        assert K.info_key(after) != key
+        checked += 1
+    assert checked == 6
+
+
+def test_rcache_searches_a_state_of_knowledge_once() -> None:
+    """With ``rcache`` a decision is searched the first time its seat's state of knowledge
+    comes up; in any deal that seat cannot tell apart the same card is played at once,
+    without a search (the generator does not move), and another state is searched anew."""
+    km = K
+    checked = 0
+    for k, (game, view) in enumerate(_late_positions(Rules(), seed=43, left=11, n=30)):
+        if len(Position(view, seed=1, merge=True, jit=False).cards) < 2:
+            continue
+        pos = Position(view, seed=k, wgame=3.0, rec=(1, 6, 1), rcache=True, jit=False)
+        assert len(pos.tables.rc_key) == K.RC_SIZE
+        rows = pos.work[4 + km.SOLVE_ROWS :]
+        s = list(pos.base)  # the search's settings (``recn`` deals), every hand filled in
+        for i in range(4):
+            s[K.I_HAND + i] = game.hands[i]
+        assert s[K.I_RECN] == 6
+        first = km.rec_card(s, rows, pos.tables)
+        assert view.legal_mask >> first & 1
+        assert sum(1 for x in pos.tables.rc_key if x >= 0) == 1
+        for _ in range(5):
+            km.mix_others(s, view.seat, 40)
+            rng_before = s[K.I_RNG]
+            assert km.rec_card(s, rows, pos.tables) == first
+            assert s[K.I_RNG] == rng_before
+        assert sum(1 for x in pos.tables.rc_key if x >= 0) == 1
+        plain = Position(view, seed=k, wgame=3.0, rec=(1, 6, 1), jit=False)
+        assert len(plain.tables.rc_key) == 1
+        rng_before = s[K.I_RNG]
+        km.rec_card(s, rows, plain.tables)
+        assert s[K.I_RNG] != rng_before  # without the cache every call searches
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+def test_rcache_reaches_the_search_from_the_bot() -> None:
+    assert make_bot("expert", seed=1, rcache=1).search_options()["rcache"] is True
+    assert make_bot("expert", seed=1).search_options()["rcache"] is False
+    rng = random.Random(13)
+    game = Game.new(rng, Rules(), record=False)
+    bots = [
+        ExpertBot(seed=i, iterations=3, rec=2, recn=3, rcache=True, jit=False) for i in range(4)
+    ]
+    assert _plays_a_hand(game, rng, bots) >= 13
+
+
+@pytest.mark.skipif(not jit_available(), reason="numba is not installed")
+def test_compiled_and_plain_cached_recursive_search_agree() -> None:
+    for k, (_game, view) in enumerate(_late_positions(RULES[2], seed=44, left=13, n=4)):
+        kw: dict[str, Any] = dict(iterations=8, seed=k, wgame=5.0, lam=0.03, see=3, merge=True)
+        a = search(view, jit=False, rec=(2, 4, 1), rcache=True, **kw)
+        b = search(view, jit=True, rec=(2, 4, 1), rcache=True, **kw)
+        assert a.cards == b.cards
+        assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)

@@ -1027,6 +1027,51 @@ def mix_others(s: Any, seat: int, steps: int) -> None:
         s[b] ^= (1 << ca) | (1 << cb)
 
 
+RC_SIZE = 1 << 15
+"""Slots of :func:`rec_card`'s cache of decisions (``rcache``), a power of two."""
+RC_PROBE = 8
+"""Slots a key may sit in past its own (linear probing); a key finding them full is not kept."""
+
+
+@_jit
+def _mix_in(h: int, v: int) -> int:
+    """``h`` (32 bits) with the 64-bit value ``v`` mixed in, half by half."""
+    h = mix32(h ^ (v & M32))
+    return mix32(h ^ ((v >> 32) & M32))
+
+
+@_jit
+def info_key(s: Any) -> int:
+    """A 62-bit hash of what the seat to play in ``s`` knows: its hand, every card played
+    and lost, the trick under way, locks, points, voids shown and hand sizes (not the
+    other hands beyond their sizes). Two states that differ only in how the unseen cards lie give one key."""
+    seat = s[I_TURN]
+    small = (
+        seat
+        + 4 * s[I_TN]
+        + 64 * s[I_LED]
+        + 256 * (s[I_BEST] + 1)
+        + 16384 * (s[I_BSEAT] + 1)
+        + 131072 * s[I_NPL]
+        + 1048576 * s[I_NTR]
+        + 8388608 * s[I_LEADER]
+        + 33554432 * s[I_NOM]
+    )
+    locks = 0
+    for i in range(4):
+        locks = locks * 16 + s[I_LOCK + i]
+        locks = locks * 16 + s[I_PTS + i]
+        locks = locks * 16 + popcount(s[I_HAND + i])
+    a = 0x2545F491
+    b = 0x6C8E9CF5
+    for v in (s[seat], s[I_PLAYED], s[I_LOST], small, s[I_CLUBS] + 16 * s[I_PIC], locks):
+        a = _mix_in(a, v)
+        b = _mix_in(b ^ 0x5BD1E995, v)
+    a = _mix_in(a, s[I_VOIDS])
+    b = _mix_in(b ^ 0x5BD1E995, s[I_VOIDS])
+    return (a & 0x3FFFFFFF) * 4294967296 + b
+
+
 @_jit
 def rec_card(s: Any, rows: Any, t: Any) -> int:
     """The card of the seat to play chosen by a small determinized search of its own
@@ -1035,7 +1080,10 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     (:func:`distinct`) played and rolled out in each (:func:`rollout`, one random stream
     a deal), the card of highest mean :func:`utility` for that seat. ``rows`` are two
     scratch states; the sums live in ``t.sf[0:52]`` (the solver's stack, not in use
-    before it starts). ``s``'s generator advances."""
+    before it starts). ``s``'s generator advances. With a cache (``t.rc_key`` longer than
+    one slot: ``rcache``) a decision is searched once per :func:`info_key` of its seat and
+    the search's card is played again wherever that seat knows the same, so the seat plays
+    one card per state of its knowledge, whatever the imagined deal."""
     seat = s[I_TURN]
     lg = legal(s)
     if lg & (lg - 1) == 0:
@@ -1049,6 +1097,19 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     todo = distinct(s, lg, live)
     if todo & (todo - 1) == 0:
         return lowest(todo)
+    rc_key = t.rc_key
+    slot = -1
+    key = 0
+    if len(rc_key) > 1:
+        key = info_key(s)
+        h = key & (len(rc_key) - 1)
+        for _p in range(RC_PROBE):
+            if rc_key[h] == key:
+                return t.rc_card[h]
+            if rc_key[h] < 0:
+                slot = h
+                break
+            h = (h + 1) & (len(rc_key) - 1)
     det = rows[0]
     w = rows[1]
     sums = t.sf
@@ -1087,6 +1148,9 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
         if sums[c] > top:
             top = sums[c]
             best = c
+    if slot >= 0:
+        rc_key[slot] = key
+        t.rc_card[slot] = best
     return best
 
 

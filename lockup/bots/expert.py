@@ -98,7 +98,8 @@ class ExpertBot(Bot):
     the ``normal`` rules do not explain, ``sduck`` the clubs that
     make that policy duck; ``rec`` above 0 chooses the first ``rec`` decisions of its own
     seat in each rollout (``recs=2``: of every seat) by a search of ``recn`` deals of their
-    own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`); ``memory`` judges whether
+    own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`), searched once per state of
+    the deciding seat's knowledge with ``rcache``; ``memory`` judges whether
     the ``normal`` rules explain a seat from its plays in the whole game so far, not this
     hand's alone; ``gwin`` makes the game term each seat's chance to win the game, played
     forward from the points of self-play (:mod:`lockup.bots.winchance`); ``narrow``
@@ -138,6 +139,7 @@ class ExpertBot(Bot):
         rec: int = 0,
         recn: int = 8,
         recs: int = 1,
+        rcache: bool = False,
         memory: bool = True,
         gwin: bool = False,
         narrow: int = 0,
@@ -188,6 +190,7 @@ class ExpertBot(Bot):
         self.recs = _check_int("recs", recs, 1)
         if self.recs > 2:
             raise ValueError(f"recs must be 1 or 2, not {recs!r}")
+        self.rcache = bool(rcache)
         self.memory = bool(memory)
         self.gwin = bool(gwin)
         self.narrow = _check_int("narrow", narrow, 0)
@@ -243,6 +246,7 @@ class ExpertBot(Bot):
             "gwin": self.gwin,
             "narrow": self.narrow,
             "narrow_share": self.nshare,
+            "rcache": self.rcache,
         }
 
     def _remember(self, view: SeatView) -> list[tuple[int, int]]:

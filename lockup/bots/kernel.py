@@ -162,6 +162,11 @@ class Tables(NamedTuple):
     """The solver's own stack: five numbers a ply (bounds, best value so far) ..."""
     si: Any
     """... and four integers (cards left to try, table key and slot, whose ply)."""
+    rc_key: Any
+    """The recursive search's cache (:func:`lockup.bots._kernel.rec_card`, ``rcache``): keys
+    (:func:`lockup.bots._kernel.info_key`, -1 empty), one slot when off, ..."""
+    rc_card: Any
+    """... and per key the card searched for it."""
 
 
 DEFAULT_POLICY = {
@@ -507,6 +512,7 @@ class Position:
         rec: tuple[int, int, int] = (0, 8, 1),
         prior: Sequence[tuple[int, int]] | None = None,
         gwin: bool = False,
+        rcache: bool = False,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -576,6 +582,8 @@ class Position:
             tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
             sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
             si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
+            rc_key=to_array(km, [-1] * (km.RC_SIZE if rcache else 1)),
+            rc_card=to_array(km, [0] * (km.RC_SIZE if rcache else 1)),
         )
         n_rows = 4 + (km.SOLVE_ROWS if solve or rec[0] else 0) + (2 if rec[0] else 0)
         if km is _plain:
@@ -756,6 +764,7 @@ def search(
     gwin: bool = False,
     narrow: int = 0,
     narrow_share: float = 0.25,
+    rcache: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -788,6 +797,9 @@ def search(
     of the searching seat (seats 1) or of every seat (seats 2) are chosen by a small
     search of their own over ``deals`` deals that seat cannot tell apart
     (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level); 0 decisions: none.
+    ``rcache`` makes that search once per state of the deciding seat's knowledge and
+    replays its card wherever the seat knows the same (one strategy over all the deals,
+    and fewer searches).
     ``prior`` is, per seat, (plays with a choice, plays the ``normal`` rules would not
     make) in earlier hands of the game, added to this hand's when judging whether the rules
     explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
@@ -831,6 +843,7 @@ def search(
         rec=(0, rec[1], rec[2]) if narrow > 0 and rec[0] > 0 else rec,
         prior=prior,
         gwin=gwin,
+        rcache=rcache,
     )
     begun = start
     if narrow > 0 and rec[0] > 0:
