@@ -311,7 +311,7 @@ def test_rcache_searches_a_state_of_knowledge_once() -> None:
     for k, (game, view) in enumerate(_late_positions(Rules(), seed=43, left=11, n=30)):
         if len(Position(view, seed=1, merge=True, jit=False).cards) < 2:
             continue
-        pos = Position(view, seed=k, wgame=3.0, rec=(1, 6, 1), rcache=True, jit=False)
+        pos = Position(view, seed=k, wgame=3.0, rec=(1, 6, 1), rcache=1, jit=False)
         assert len(pos.tables.rc_key) == K.RC_SIZE
         rows = pos.work[4 + km.SOLVE_ROWS :]
         s = list(pos.base)  # the search's settings (``recn`` deals), every hand filled in
@@ -339,21 +339,59 @@ def test_rcache_searches_a_state_of_knowledge_once() -> None:
 
 
 def test_rcache_reaches_the_search_from_the_bot() -> None:
-    assert make_bot("expert", seed=1, rcache=1).search_options()["rcache"] is True
-    assert make_bot("expert", seed=1).search_options()["rcache"] is False
+    assert make_bot("expert", seed=1, rcache=1).search_options()["rcache"] == 1
+    assert make_bot("expert", seed=1).search_options()["rcache"] == 0
+    for bad in (-1, 3, True):
+        with pytest.raises(ValueError, match="rcache"):
+            make_bot("expert", seed=1, rcache=bad)
     rng = random.Random(13)
     game = Game.new(rng, Rules(), record=False)
     bots = [
-        ExpertBot(seed=i, iterations=3, rec=2, recn=3, rcache=True, jit=False) for i in range(4)
+        ExpertBot(seed=i, iterations=3, rec=2, recn=3, rcache=1 + i % 2, jit=False)
+        for i in range(4)
     ]
     assert _plays_a_hand(game, rng, bots) >= 13
 
 
 @pytest.mark.skipif(not jit_available(), reason="numba is not installed")
-def test_compiled_and_plain_cached_recursive_search_agree() -> None:
+@pytest.mark.parametrize("rcache", [1, 2])
+def test_compiled_and_plain_cached_recursive_search_agree(rcache: int) -> None:
     for k, (_game, view) in enumerate(_late_positions(RULES[2], seed=44, left=13, n=4)):
         kw: dict[str, Any] = dict(iterations=8, seed=k, wgame=5.0, lam=0.03, see=3, merge=True)
-        a = search(view, jit=False, rec=(2, 4, 1), rcache=True, **kw)
-        b = search(view, jit=True, rec=(2, 4, 1), rcache=True, **kw)
+        a = search(view, jit=False, rec=(2, 4, 1), rcache=rcache, **kw)
+        b = search(view, jit=True, rec=(2, 4, 1), rcache=rcache, **kw)
         assert a.cards == b.cards
         assert a.value == pytest.approx(b.value) and a.tricks == pytest.approx(b.tricks)
+
+
+def test_rcache_2_adds_a_deal_to_a_state_at_every_visit() -> None:
+    """With ``rcache=2`` the first visit of a state searches ``recn`` deals into that
+    state's sums; each later visit adds one deal (the generator moves, the sums grow) and
+    plays the card of highest sum."""
+    checked = 0
+    for k, (game, view) in enumerate(_late_positions(Rules(), seed=45, left=11, n=30)):
+        if len(Position(view, seed=1, merge=True, jit=False).cards) < 2:
+            continue
+        pos = Position(view, seed=k, wgame=3.0, rec=(1, 6, 1), rcache=2, jit=False)
+        rows = pos.work[4 + K.SOLVE_ROWS :]
+        s = list(pos.base)
+        for i in range(4):
+            s[K.I_HAND + i] = game.hands[i]
+        K.rec_card(s, rows, pos.tables)
+        (slot,) = [h for h, x in enumerate(pos.tables.rc_key) if x >= 0]
+        sums = pos.tables.rc_sum
+        for _ in range(4):
+            before = list(sums[52 * slot : 52 * slot + 52])
+            K.mix_others(s, view.seat, 40)
+            rng_before = s[K.I_RNG]
+            card = K.rec_card(s, rows, pos.tables)
+            assert s[K.I_RNG] != rng_before
+            now = sums[52 * slot : 52 * slot + 52]
+            changed = [c for c in range(52) if now[c] != before[c]]
+            assert len(changed) >= 2 and all(view.legal_mask >> c & 1 for c in changed)
+            assert card == max(changed, key=lambda c: (now[c], -c))
+        assert sum(1 for x in pos.tables.rc_key if x >= 0) == 1
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3

@@ -1083,7 +1083,11 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     before it starts). ``s``'s generator advances. With a cache (``t.rc_key`` longer than
     one slot: ``rcache``) a decision is searched once per :func:`info_key` of its seat and
     the search's card is played again wherever that seat knows the same, so the seat plays
-    one card per state of its knowledge, whatever the imagined deal."""
+    one card per state of its knowledge, whatever the imagined deal; with ``t.rc_sum``
+    longer than one slot (``rcache=2``) each later visit adds one deal to that state's sums
+    (``t.rc_sum[52*slot:]``) and plays the card of highest sum, so the decision sharpens
+    where it recurs. The cards searched (:func:`distinct`, with the unseen cards as the
+    live ones) are the same at every visit of a state."""
     seat = s[I_TURN]
     lg = legal(s)
     if lg & (lg - 1) == 0:
@@ -1099,13 +1103,18 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
         return lowest(todo)
     rc_key = t.rc_key
     slot = -1
+    hit = -1
     key = 0
+    refine = len(t.rc_sum) > 1
     if len(rc_key) > 1:
         key = info_key(s)
         h = key & (len(rc_key) - 1)
         for _p in range(RC_PROBE):
             if rc_key[h] == key:
-                return t.rc_card[h]
+                if not refine:
+                    return t.rc_card[h]
+                hit = h
+                break
             if rc_key[h] < 0:
                 slot = h
                 break
@@ -1113,11 +1122,21 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     det = rows[0]
     w = rows[1]
     sums = t.sf
-    x = todo
-    while x:
-        c = lowest(x)
-        x &= x - 1
-        sums[c] = 0.0
+    off = 0
+    deals = s[I_RECN]
+    if hit >= 0:
+        sums = t.rc_sum
+        off = 52 * hit
+        deals = 1
+    else:
+        if refine and slot >= 0:
+            sums = t.rc_sum
+            off = 52 * slot
+        x = todo
+        while x:
+            c = lowest(x)
+            x &= x - 1
+            sums[off + c] = 0.0
     for i in range(STATE_SIZE):
         det[i] = s[i]
     det[I_REC] = 0
@@ -1125,7 +1144,7 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     steps = 4 * (
         popcount(s[(seat + 1) % 4]) + popcount(s[(seat + 2) % 4]) + popcount(s[(seat + 3) % 4])
     )
-    for _ in range(s[I_RECN]):
+    for _ in range(deals):
         mix_others(det, seat, steps)
         roll = rand32(det) | 1
         x = todo
@@ -1137,7 +1156,7 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
             w[I_RNG] = roll
             play(w, c)
             rollout(w)
-            sums[c] += utility(w, seat, t.totals, t.target, t.wgame, t.gtab)
+            sums[off + c] += utility(w, seat, t.totals, t.target, t.wgame, t.gtab)
     s[I_RNG] = det[I_RNG]
     best = -1
     top = -1e18
@@ -1145,8 +1164,8 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     while x:
         c = lowest(x)
         x &= x - 1
-        if sums[c] > top:
-            top = sums[c]
+        if sums[off + c] > top:
+            top = sums[off + c]
             best = c
     if slot >= 0:
         rc_key[slot] = key

@@ -99,7 +99,8 @@ class ExpertBot(Bot):
     make that policy duck; ``rec`` above 0 chooses the first ``rec`` decisions of its own
     seat in each rollout (``recs=2``: of every seat) by a search of ``recn`` deals of their
     own (recursive PIMC: :func:`lockup.bots._kernel.rec_card`), searched once per state of
-    the deciding seat's knowledge with ``rcache``; ``memory`` judges whether
+    the deciding seat's knowledge with ``rcache`` (2: refined by a deal at each later
+    visit); ``memory`` judges whether
     the ``normal`` rules explain a seat from its plays in the whole game so far, not this
     hand's alone; ``gwin`` makes the game term each seat's chance to win the game, played
     forward from the points of self-play (:mod:`lockup.bots.winchance`); ``narrow``
@@ -139,7 +140,7 @@ class ExpertBot(Bot):
         rec: int = 0,
         recn: int = 8,
         recs: int = 1,
-        rcache: bool = False,
+        rcache: int = 0,
         memory: bool = True,
         gwin: bool = False,
         narrow: int = 0,
@@ -190,7 +191,9 @@ class ExpertBot(Bot):
         self.recs = _check_int("recs", recs, 1)
         if self.recs > 2:
             raise ValueError(f"recs must be 1 or 2, not {recs!r}")
-        self.rcache = bool(rcache)
+        self.rcache = _check_int("rcache", rcache, 0)
+        if self.rcache > 2:
+            raise ValueError(f"rcache must be 0, 1 or 2, not {rcache!r}")
         self.memory = bool(memory)
         self.gwin = bool(gwin)
         self.narrow = _check_int("narrow", narrow, 0)

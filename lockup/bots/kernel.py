@@ -88,6 +88,16 @@ def to_array(km: ModuleType, values: list[Any], dtype: str = "int64") -> Any:
     return np.array(values, dtype=dtype)
 
 
+def filled(km: ModuleType, n: int, value: Any, dtype: str = "int64") -> Any:
+    """``n`` copies of ``value`` as the kernel ``km`` wants them (see :func:`to_array`),
+    without a Python list in between for the compiled one."""
+    if km is _plain:
+        return [value] * n
+    import numpy as np
+
+    return np.full(n, value, dtype=dtype)
+
+
 def win_table(km: ModuleType, view: SeatView) -> Any:
     """The chance-to-win table for the hand ``view`` is in (see ``gwin``)."""
     from .winchance import win_chances
@@ -166,7 +176,10 @@ class Tables(NamedTuple):
     """The recursive search's cache (:func:`lockup.bots._kernel.rec_card`, ``rcache``): keys
     (:func:`lockup.bots._kernel.info_key`, -1 empty), one slot when off, ..."""
     rc_card: Any
-    """... and per key the card searched for it."""
+    """... and per key the card searched for it; with ``rcache=2`` ...)"""
+    rc_sum: Any
+    """... each key's summed values, 52 a key (by card), which every later visit adds a deal
+    to (one slot when ``rcache`` is not 2)."""
 
 
 DEFAULT_POLICY = {
@@ -512,7 +525,7 @@ class Position:
         rec: tuple[int, int, int] = (0, 8, 1),
         prior: Sequence[tuple[int, int]] | None = None,
         gwin: bool = False,
-        rcache: bool = False,
+        rcache: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -582,8 +595,9 @@ class Position:
             tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
             sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
             si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
-            rc_key=to_array(km, [-1] * (km.RC_SIZE if rcache else 1)),
-            rc_card=to_array(km, [0] * (km.RC_SIZE if rcache else 1)),
+            rc_key=filled(km, km.RC_SIZE if rcache else 1, -1),
+            rc_card=filled(km, km.RC_SIZE if rcache else 1, 0),
+            rc_sum=filled(km, 52 * km.RC_SIZE if rcache == 2 else 1, 0.0, "float64"),
         )
         n_rows = 4 + (km.SOLVE_ROWS if solve or rec[0] else 0) + (2 if rec[0] else 0)
         if km is _plain:
@@ -764,7 +778,7 @@ def search(
     gwin: bool = False,
     narrow: int = 0,
     narrow_share: float = 0.25,
-    rcache: bool = False,
+    rcache: int = 0,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -797,9 +811,10 @@ def search(
     of the searching seat (seats 1) or of every seat (seats 2) are chosen by a small
     search of their own over ``deals`` deals that seat cannot tell apart
     (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level); 0 decisions: none.
-    ``rcache`` makes that search once per state of the deciding seat's knowledge and
+    ``rcache`` 1 makes that search once per state of the deciding seat's knowledge and
     replays its card wherever the seat knows the same (one strategy over all the deals,
-    and fewer searches).
+    and fewer searches); 2 keeps each state's sums and adds one deal to them at every
+    later visit, the card of highest sum played (the decision sharpens where it recurs).
     ``prior`` is, per seat, (plays with a choice, plays the ``normal`` rules would not
     make) in earlier hands of the game, added to this hand's when judging whether the rules
     explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
