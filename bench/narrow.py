@@ -1,12 +1,12 @@
 """What ``narrow`` or ``rcache`` buys ``master``: the deals its recursive search makes.
 
-Run: ``python bench/narrow.py [--positions N] [--seconds S] [--narrow K | --rcache]``.
+Run: ``python bench/narrow.py [--positions N] [--seconds S] [--rec R] [--narrow K | --rcache C]``.
 
 On the positions of ``bench/search.py`` (games of ``normal`` bots, a fixed seed), the
-search ``master`` makes (``rec=2``, ``S`` seconds, its other defaults) and the same with
-``narrow=K`` (every card flat for a quarter of the time, then the ``K`` best again with
-``rec``), or with ``rcache`` (each decision searched once per state of its seat's
-knowledge): for each, the deals the recursive search sampled, and how often the two pick
+search ``master`` makes (``rec=R``, default 2, ``S`` seconds, its other defaults) and the
+same with ``narrow=K`` (every card flat for a quarter of the time, then the ``K`` best
+again with ``rec``), or with ``rcache=C`` (each decision searched once per state of its
+seat's knowledge, 2: refined at each later visit): for each, the deals the recursive search sampled, and how often the two pick
 the same card. By the number of candidate cards (after merging cards that play the
 same), the mean deals of each and their ratio, so a run on another machine reads the
 same. One process, one core.
@@ -34,10 +34,13 @@ Row = tuple[int, int, bool]
 played the same card."""
 
 
-def compare(n_positions: int, seconds: float, variant: dict[str, Any]) -> dict[int, list[Row]]:
+def compare(
+    n_positions: int, seconds: float, variant: dict[str, Any], rec: int = 2
+) -> dict[int, list[Row]]:
     """Per number of candidate cards, a :data:`Row` for each of ``n_positions`` positions
-    (those with one candidate left out); ``variant`` the options of the second search."""
-    master = make_bot("master", seed=1)
+    (those with one candidate left out); ``variant`` the options of the second search,
+    ``rec`` the searched decisions of both."""
+    master = make_bot("master", seed=1, rec=rec)
     assert isinstance(master, ExpertBot)
     kw = {**master.search_options(), "time_limit": seconds, "iterations": None}
     rows: dict[int, list[Row]] = defaultdict(list)
@@ -56,18 +59,20 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=20, help="positions (default 20)")
     ap.add_argument("--seconds", type=float, default=0.9, help="search time a move (0.9)")
     ap.add_argument("--narrow", type=int, default=2, help="cards kept (default 2)")
-    ap.add_argument("--rcache", action="store_true", help="compare rcache, not narrow")
+    ap.add_argument("--rcache", type=int, default=0, help="compare rcache=C, not narrow")
+    ap.add_argument("--rec", type=int, default=2, help="searched decisions (default 2)")
     args = ap.parse_args()
     if not jit_available():
         print("numba is not installed", file=sys.stderr)
         return 2
     warm_up()
-    variant: dict[str, Any] = {"rcache": True} if args.rcache else {"narrow": args.narrow}
+    variant: dict[str, Any] = {"rcache": args.rcache} if args.rcache else {"narrow": args.narrow}
     name = "rcache" if args.rcache else "narrow"
-    rows = compare(args.positions, args.seconds, variant)
-    opts = ",".join(f"{k}={int(v)}" for k, v in variant.items())
-    print(f"master (rec=2, {args.seconds} s) and master:{opts}: deals searched")
-    print(f"| candidates | positions | rec=2 | {name} | ratio | same card |")
+    rows = compare(args.positions, args.seconds, variant, args.rec)
+    opts = ",".join(f"{k}={v}" for k, v in variant.items())
+    r = f"rec={args.rec}"
+    print(f"master ({r}, {args.seconds} s) and master:{r},{opts}: deals searched")
+    print(f"| candidates | positions | {r} | {name} | ratio | same card |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n in sorted(rows):
         r = rows[n]

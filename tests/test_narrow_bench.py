@@ -35,7 +35,7 @@ def test_narrowing_gives_the_recursive_search_more_deals_where_there_are_many_ca
 
 
 def test_the_cache_gives_the_recursive_search_more_deals() -> None:
-    rows = _load().compare(n_positions=12, seconds=0.06, variant={"rcache": True})
+    rows = _load().compare(n_positions=12, seconds=0.06, variant={"rcache": 1})
     wide = [row for n, r in rows.items() if n >= 3 for row in r]
     assert len(wide) >= 4, rows
     assert sum(b for _a, b, _same in wide) > 1.15 * sum(a for a, _b, _same in wide)
