@@ -176,7 +176,7 @@ class Tables(NamedTuple):
     """The recursive search's cache (:func:`lockup.bots._kernel.rec_card`, ``rcache``): keys
     (:func:`lockup.bots._kernel.info_key`, -1 empty), one slot when off, ..."""
     rc_card: Any
-    """... and per key the card searched for it; with ``rcache=2`` ...)"""
+    """... and per key the card searched for it; with ``rcache=2`` ..."""
     rc_sum: Any
     """... each key's summed values, 52 a key (by card), which every later visit adds a deal
     to (one slot when ``rcache`` is not 2)."""
