@@ -6,10 +6,10 @@ On the positions of ``bench/search.py`` (games of ``normal`` bots, a fixed seed)
 search ``master`` makes (``rec=R``, default 2, ``S`` seconds, its other defaults) and the
 same with ``narrow=K`` (every card flat for a quarter of the time, then the ``K`` best
 again with ``rec``), or with ``rcache=C`` (each decision searched once per state of its
-seat's knowledge, 2: refined at each later visit): for each, the deals the recursive search sampled, and how often the two pick
-the same card. By the number of candidate cards (after merging cards that play the
-same), the mean deals of each and their ratio, so a run on another machine reads the
-same. One process, one core.
+seat's knowledge, 2: refined at each later visit): for each, the deals the recursive
+search sampled, and how often the two pick the same card. By the number of candidate
+cards (after merging cards that play the same), the mean deals of each and their ratio,
+so a run on another machine reads the same. One process, one core.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def main() -> int:
     name = "rcache" if args.rcache else "narrow"
     rows = compare(args.positions, args.seconds, variant, args.rec)
     opts = ",".join(f"{k}={v}" for k, v in variant.items())
-    r = f"rec={args.rec}"
-    print(f"master ({r}, {args.seconds} s) and master:{r},{opts}: deals searched")
-    print(f"| candidates | positions | {r} | {name} | ratio | same card |")
+    base = f"rec={args.rec}"
+    print(f"master ({base}, {args.seconds} s) and master:{base},{opts}: deals searched")
+    print(f"| candidates | positions | {base} | {name} | ratio | same card |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n in sorted(rows):
         r = rows[n]

@@ -1044,7 +1044,8 @@ def _mix_in(h: int, v: int) -> int:
 def info_key(s: Any) -> int:
     """A 62-bit hash of what the seat to play in ``s`` knows: its hand, every card played
     and lost, the trick under way, locks, points, voids shown and hand sizes (not the
-    other hands beyond their sizes). Two states that differ only in how the unseen cards lie give one key."""
+    other hands beyond their sizes). Two states that differ only in how the unseen cards
+    lie give one key."""
     seat = s[I_TURN]
     small = (
         seat
