@@ -41,7 +41,7 @@ from lockup import engine  # noqa: E402
 from lockup.arena import pimc  # noqa: E402
 from lockup.bots import registry  # noqa: E402
 from lockup.bots.expert import ExpertBot  # noqa: E402
-from lockup.bots.kernel import Position, _spend  # noqa: E402
+from lockup.bots.kernel import Position, SearchResult, _spend  # noqa: E402
 from lockup.cards import Card  # noqa: E402
 from lockup.engine import SeatView  # noqa: E402
 
@@ -183,26 +183,25 @@ class ExpertOracle(ExpertBot):
         opts = self.search_options()
         for key in ("iterations", "time_limit", "min_iterations", "narrow", "narrow_share"):
             opts.pop(key)
-        prior = self._remember(view) if self.memory else None
-        pos = Position(view, seed=self.rng.getrandbits(32), prior=prior, **opts)
-        km = pos.km
-        chain = pos.work[3]
-        chain[:] = pos.base
-        for s in range(4):
-            if s != view.seat:
-                chain[km.I_HAND + s] = _game[0].hands[s]
-        # The deal is the chain's, never restarted nor moved (see _kernel._deal).
-        pos.base[km.I_MC_RESTART] = 1 << 40
-        pos.base[km.I_ITER] = 1
-        pos.base[km.I_MC_STEPS] = 0
-        pos.tables = pos.tables._replace(use_chain=1)
-        deadline = start + self.time_limit if self.time_limit else None
-        _spend(pos, start, deadline, self.iterations, 8)
-        result = pos.result(time.perf_counter() - start)
-        if self.memory and result.fit is not None:
-            self._this_hand = result.fit
-        self.last = result
-        return result.best()
+
+        def on_true_deal(prior: list[tuple[int, int]] | None) -> SearchResult:
+            pos = Position(view, seed=self.rng.getrandbits(32), prior=prior, **opts)
+            km = pos.km
+            chain = pos.work[3]
+            chain[:] = pos.base
+            for s in range(4):
+                if s != view.seat:
+                    chain[km.I_HAND + s] = _game[0].hands[s]
+            # The deal is the chain's, never restarted nor moved (see _kernel._deal).
+            pos.base[km.I_MC_RESTART] = 1 << 40
+            pos.base[km.I_ITER] = 1
+            pos.base[km.I_MC_STEPS] = 0
+            pos.tables = pos.tables._replace(use_chain=1)
+            deadline = start + self.time_limit if self.time_limit else None
+            _spend(pos, start, deadline, self.iterations, 8)
+            return pos.result(time.perf_counter() - start)
+
+        return self.play_searched(view, on_true_deal)
 
 
 registry.LEVELS["xoracle"] = ExpertOracle

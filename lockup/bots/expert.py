@@ -16,6 +16,7 @@ target), otherwise a smooth estimate from the gap to the best other total.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ..cards import Card
@@ -215,8 +216,21 @@ class ExpertBot(Bot):
         if legal & (legal - 1) == 0:
             self.last = None
             return (legal & -legal).bit_length() - 1
+        return self.play_searched(
+            view,
+            lambda prior: search(
+                view, seed=self.rng.getrandbits(32), prior=prior, **self.search_options()
+            ),
+        )
+
+    def play_searched(
+        self, view: SeatView, searcher: Callable[[list[tuple[int, int]] | None], SearchResult]
+    ) -> Card:
+        """The best card of ``searcher(prior)``, a search of ``view`` given what ``memory``
+        keeps of the others' earlier hands (None when off); keeps this hand's judgement of
+        each seat for the next hand and the search as :attr:`last`."""
         prior = self._remember(view) if self.memory else None
-        result = search(view, seed=self.rng.getrandbits(32), prior=prior, **self.search_options())
+        result = searcher(prior)
         if self.memory and result.fit is not None:
             self._this_hand = result.fit
         self.last = result
