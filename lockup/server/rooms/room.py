@@ -203,7 +203,9 @@ class Room:
     def to_row(self) -> dict[str, Any]:
         """The room's row in the store."""
         seats = [
-            {"player": s.player, "name": s.name} if s else {"player": None, "name": None}
+            {"player": s.player, "name": s.name, "tag": s.tag, "browser": s.browser}
+            if s
+            else {"player": None, "name": None}
             for s in self.seating.seats
         ]
         return {

@@ -55,7 +55,11 @@ def from_row(row: Any) -> Room:
     stored = json.loads(row.options)
     options = RoomOptions.from_dict(stored)
     sitters = [
-        Sitter(d["player"], d.get("name") or DEFAULT_PLAYERS[i]) if d.get("player") else None
+        Sitter(
+            d["player"], d.get("name") or DEFAULT_PLAYERS[i], d.get("tag"), d.get("browser")
+        )
+        if d.get("player")
+        else None
         for i, d in enumerate(json.loads(row.seats))
     ]
     seating = Seating(

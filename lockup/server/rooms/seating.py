@@ -64,10 +64,15 @@ __all__ = [
 
 @dataclass
 class Sitter:
-    """A person at a seat: their player token and display name."""
+    """A person at a seat: their player token and display name, and where they sat down
+    from: ``tag`` (the keyed hash of their address, :meth:`Store.address_tag`) and
+    ``browser`` (their browser's own token), so that a rated table can tell one person
+    holding two seats (None: not known, e.g. a room stored before they were kept)."""
 
     player: str
     name: str
+    tag: str | None = None
+    browser: str | None = None
 
 
 class Seating:
@@ -206,13 +211,29 @@ class Seating:
 
     # ------------------------------------------------------------------ seats
 
-    def join(self, player: str, name: str, seat: object = None, now: float = 0.0) -> int:
+    def join(
+        self,
+        player: str,
+        name: str,
+        seat: object = None,
+        now: float = 0.0,
+        *,
+        tag: str | None = None,
+        browser: str | None = None,
+    ) -> int:
         """Seat ``player`` (at ``seat``, or the first free one; ``open`` or ``over``); their
-        seat if they have one (renamed ``name``). Raises ``room-started``,
-        ``room-closed``, ``room-full``, ``bad-message``, ``seat-taken``."""
+        seat if they have one (renamed ``name``). ``tag`` and ``browser``: where they sat
+        down from (see :class:`Sitter`). Raises ``room-started``, ``room-closed``,
+        ``room-full``, ``bad-message``, ``seat-taken``."""
         mine = self.seat_of(player)
         if mine is not None:
-            self.seats[mine] = Sitter(player, name)
+            old = self.seats[mine]
+            self.seats[mine] = Sitter(
+                player,
+                name,
+                tag or (old.tag if old else None),
+                browser or (old.browser if old else None),
+            )
             return mine
         if self.status == CLOSED:
             raise ProtocolError("room-closed", "The room is closed.")
@@ -232,7 +253,7 @@ class Seating:
         assert isinstance(seat, int)
         if seat not in free:
             raise ProtocolError("seat-taken", "Someone sits there already.", params={"seat": seat})
-        self.seats[seat] = Sitter(player, name)
+        self.seats[seat] = Sitter(player, name, tag, browser)
         if not self.present(player):
             self.away_since[player] = now  # joined over HTTP, no page open yet
         return seat

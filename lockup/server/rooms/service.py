@@ -159,17 +159,20 @@ class RoomService:
         room_id: str | None = None,
         invite: str | None = None,
         starts_at: float | None = None,
+        tag: str | None = None,
+        browser: str | None = None,
     ) -> Room:
         """A new room with ``host`` at South (``room_id`` and ``invite``: chosen
         beforehand, see :meth:`making`; ``starts_at``: a quick table's start time,
-        wall-clock seconds)."""
+        wall-clock seconds; ``tag`` and ``browser``: where the host sat down from, see
+        :class:`~.seating.Sitter`)."""
         if name is not None:
             await self.set_name(host, name)
         else:
             name = await self.name_of(host) or DEFAULT_PLAYERS[0]
         seating = Seating(
             host,
-            [Sitter(host, name), None, None, None],
+            [Sitter(host, name, tag, browser), None, None, None],
             OPEN,
             grace=options.grace,
             now=loop_time(),
@@ -212,10 +215,19 @@ class RoomService:
                 leases.release_soon(f"room:{room_id}")
 
     async def join(
-        self, room: Room, player: str, invite: str | None, seat: Any, name: str | None
+        self,
+        room: Room,
+        player: str,
+        invite: str | None,
+        seat: Any,
+        name: str | None,
+        *,
+        tag: str | None = None,
+        browser: str | None = None,
     ) -> int:
         """Seat ``player`` (at ``seat``, or the first free one); the seat they have if they
-        sit there already. Raises :class:`ProtocolError`."""
+        sit there already (``tag``, ``browser``: where they sat down from, see
+        :class:`~.seating.Sitter`). Raises :class:`ProtocolError`."""
         if room.seat_of(player) is None and not room.may_join(invite):
             raise no_room()
         stored = await self.name_of(player) if name is None else None
@@ -227,7 +239,9 @@ class RoomService:
                 if name is None or (sitter is not None and sitter.name == name):
                     return mine
             with self._undo_on_error(room):
-                taken = seating.join(player, name or "", seat, loop_time())
+                taken = seating.join(
+                    player, name or "", seat, loop_time(), tag=tag, browser=browser
+                )
                 sitter = seating.seats[taken]
                 if sitter is not None and not sitter.name:
                     sitter.name = stored or DEFAULT_PLAYERS[taken]
@@ -389,7 +403,15 @@ class RoomService:
         for i, sitter in enumerate(room.seating.seats):
             level = room.options.levels[i]
             if sitter is not None:
-                seats.append(Seat("human", player=sitter.player, level=level))
+                seats.append(
+                    Seat(
+                        "human",
+                        player=sitter.player,
+                        level=level,
+                        tag=sitter.tag,
+                        browser=sitter.browser,
+                    )
+                )
                 names.append(sitter.name or DEFAULT_PLAYERS[i])
             else:
                 seats.append(Seat("bot", level=level))

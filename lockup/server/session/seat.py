@@ -30,18 +30,27 @@ class Seat:
     """Who sits at a seat: a human (``player`` token) or a bot (``level``).
 
     A human's ``level`` is the computer that plays for them while they are ``away`` (in a
-    room: gone longer than the grace period).
+    room: gone longer than the grace period); ``tag`` and ``browser``: where they sat down
+    from (a room's :class:`~lockup.server.rooms.Sitter`), kept with the game's
+    participants so that a rated game can tell one person holding two seats.
     """
 
     kind: str
     player: str | None = None
     level: str | None = None
     away: bool = False
+    tag: str | None = None
+    browser: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the store."""
         if self.kind == "human":
-            return {"kind": "human", "player": self.player, "level": self.level}
+            out: dict[str, Any] = {"kind": "human", "player": self.player, "level": self.level}
+            if self.tag is not None:
+                out["tag"] = self.tag
+            if self.browser is not None:
+                out["browser"] = self.browser
+            return out
         return {"kind": "bot", "level": self.level}
 
     def public(self) -> dict[str, Any]:
@@ -60,7 +69,13 @@ class Seat:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Seat:
         """A seat from the store's JSON."""
-        return cls(str(data["kind"]), data.get("player"), data.get("level"))
+        return cls(
+            str(data["kind"]),
+            data.get("player"),
+            data.get("level"),
+            tag=data.get("tag"),
+            browser=data.get("browser"),
+        )
 
 
 @dataclass

@@ -51,6 +51,8 @@ from .purge import Purge
 from .queries import Queries
 from .rows import BATCH, ActionRow, GameRow, Lease, LeaseLost, StoreError, process_id, record_of
 from .schema import (
+    account_sessions_table,
+    accounts_table,
     actions_table,
     analyses_table,
     game_events_table,
@@ -81,6 +83,8 @@ __all__ = [
     "StoreError",
     "TOUCH_EVERY",
     "WriteOp",
+    "account_sessions_table",
+    "accounts_table",
     "actions_table",
     "alembic_config",
     "analyses_table",

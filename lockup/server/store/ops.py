@@ -49,6 +49,8 @@ class Ops:
                     "seat": seat,
                     "uploaded": False,
                     "created_at": now,
+                    "address_tag": who.get("tag"),
+                    "browser": who.get("browser"),
                 }
                 for seat, who in enumerate(game.seats)
                 if who.get("kind") == "human" and who.get("player")

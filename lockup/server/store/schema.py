@@ -116,9 +116,14 @@ participants_table = Table(
     Column("seat", Integer, nullable=False),
     Column("uploaded", Boolean, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("address_tag", String(32), nullable=True),
+    Column("browser", String(64), nullable=True),
     Index("ix_participants_game_id", "game_id"),
 )
-"""Each game a player took part in (their seat), or brought in as an uploaded record."""
+"""Each game a player took part in (their seat), or brought in as an uploaded record;
+where they sat down from (``address_tag``: the keyed hash of their address,
+``browser``: their browser's token; None where not known), so that a rated game can tell
+one person holding two seats."""
 
 
 analyses_table = Table(
@@ -198,3 +203,36 @@ rating_changes_table = Table(
 answer for the seat after (for a computer level of several seats, its new rating is the
 mean of its seats'). ``sat_out``: a person a computer played most cards for (rated as
 the computer's level). The key (game, seat) makes each game rated once."""
+
+
+accounts_table = Table(
+    "accounts",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(40), nullable=False),
+    Column("name_key", String(160), nullable=False, unique=True),
+    Column("password_hash", Text, nullable=False),
+    Column("player_id", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("password_changed_at", DateTime(timezone=True), nullable=True),
+)
+"""A person's account: the name shown (unique by ``name_key``, its case-folded
+confusable skeleton, Unicode TR39), the password's argon2 hash, and ``player_id``: the
+player the account plays as (the guest token of the browser that made it, so that what
+that guest played is the account's)."""
+
+
+account_sessions_table = Table(
+    "account_sessions",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("account_id", String(32), ForeignKey("accounts.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
+    Column("agent", String(120), nullable=True),
+    Index("ix_account_sessions_account_id", "account_id"),
+)
+"""A signed-in browser or terminal: the SHA-256 of its session token (the token itself is
+never stored), its account, when it signed in and was last seen, and a short label of the
+client (its user agent) for the list of sessions."""
