@@ -161,6 +161,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         config.quick_wait,
         service.default_level,
         config.quick_grace,
+        config.quick_turn_timer,
     )
     app.state.ratings = ratings
     app.state.reviews = Reviews(the_store, config.analysis_workers, config.analysis_iterations)

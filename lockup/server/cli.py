@@ -141,6 +141,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default 45)",
     )
     p.add_argument(
+        "--quick-turn-timer",
+        type=float,
+        default=d.quick_turn_timer,
+        metavar="SECONDS",
+        help="quick play: seconds a person has for each card before a computer plays it for "
+        "them (default 30)",
+    )
+    p.add_argument(
         "--quick-per-player",
         default=str(d.limits.quick_player),
         metavar="BURST/SECONDS",
@@ -259,7 +267,7 @@ def _serve(args: argparse.Namespace) -> int:
     from .config import ServerConfig
     from .net.limits import Limits, Rate
     from .protocol import MAX_MESSAGE
-    from .rooms.options import GRACE_RANGE
+    from .rooms.options import GRACE_RANGE, TIMER_RANGE
     from .session import available_levels
     from .store import Store, StoreError
 
@@ -294,6 +302,8 @@ def _serve(args: argparse.Namespace) -> int:
         return fail("--quick-wait must be 1 to 600 seconds")
     if not GRACE_RANGE[0] <= args.quick_grace <= GRACE_RANGE[1]:
         return fail(f"--quick-grace must be {GRACE_RANGE[0]:g} to {GRACE_RANGE[1]:g} seconds")
+    if not TIMER_RANGE[0] <= args.quick_turn_timer <= TIMER_RANGE[1]:
+        return fail(f"--quick-turn-timer must be {TIMER_RANGE[0]:g} to {TIMER_RANGE[1]:g} seconds")
     for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
         if not getattr(args, name) >= 0:
             return fail(f"--{name.replace('_', '-')} must be 0 or more")
@@ -344,6 +354,7 @@ def _serve(args: argparse.Namespace) -> int:
         redis=args.redis,
         quick_wait=args.quick_wait,
         quick_grace=args.quick_grace,
+        quick_turn_timer=args.quick_turn_timer,
     )
     app = create_app(config, store=store)
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

@@ -69,6 +69,9 @@ class ServerConfig:
     quick_grace: float = 45.0
     """Seconds a person may be gone from a quick-play table before a computer plays for
     them (a friends' room sets its own)."""
+    quick_turn_timer: float = 30.0
+    """Seconds a person at a quick-play table has for each card before a computer plays it
+    for them (a friends' room sets its own, or none)."""
     redis: str | None = None
     """A Redis URL: this process is one of several on one database (PostgreSQL), games
     owned under leases, WebSockets forwarded (see :mod:`lockup.server.cluster`)."""

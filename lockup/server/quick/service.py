@@ -63,25 +63,38 @@ class Elsewhere(Protocol):
 class QuickPlay:
     """Seats people at quick tables: ``wait`` seconds from a table's first person to its
     start, ``level`` the computers' level, ``grace`` the seconds a person may be gone
-    before a computer plays for them."""
+    before a computer plays for them, ``turn_timer`` the seconds a person has for a card
+    before a computer plays it."""
 
     def __init__(
-        self, rooms: RoomService, queue: QuickQueue, wait: float, level: str, grace: float = 45.0
+        self,
+        rooms: RoomService,
+        queue: QuickQueue,
+        wait: float,
+        level: str,
+        grace: float = 45.0,
+        turn_timer: float = 30.0,
     ) -> None:
         self.rooms = rooms
         self.queue = queue
         self.wait = wait
         self.level = level
         self.grace = grace
+        self.turn_timer = turn_timer
         self._dropping: set[asyncio.Task[None]] = set()
         self._one_at_a_time = asyncio.Lock()
         rooms.on_quick_closed = self._closed
 
     def options(self) -> RoomOptions:
         """A quick table's options: rated, not listed, the server's level everywhere, the
-        server's quick-play grace."""
+        server's quick-play grace and turn timer."""
         return RoomOptions(
-            levels=[self.level] * 4, grace=self.grace, public=False, rated=True, quick=True
+            levels=[self.level] * 4,
+            grace=self.grace,
+            turn_timer=self.turn_timer,
+            public=False,
+            rated=True,
+            quick=True,
         )
 
     async def play(self, player: str, elsewhere: Elsewhere) -> Seated:
