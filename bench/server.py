@@ -181,7 +181,10 @@ async def table(
     """One room of four people, each with a cookie and a WebSocket of their own."""
     cookies: list[str] = []
     async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
-        r = await http.post("/api/rooms", json={"target": args.target, "name": "Host"})
+        body: dict[str, Any] = {"target": args.target, "name": "Host"}
+        if args.turn_timer:
+            body["turn_timer"] = args.turn_timer
+        r = await http.post("/api/rooms", json=body)
         r.raise_for_status()
         room, invite = r.json()["room"], r.json()["invite"].rsplit("=", 1)[1]
         cookies.append(http.cookies["lockup_player"])
@@ -364,11 +367,19 @@ def main() -> int:
         help="instead of games against bots: N rooms of 4 people, each person over their own "
         "WebSocket, all at once (games/s counts the rooms' games)",
     )
+    ap.add_argument(
+        "--turn-timer",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="with --rooms: each room's turn clock in seconds (the clock a quick table has; "
+        "default 0, none)",
+    )
     args = ap.parse_args()
     if args.rooms:
         args.games = args.concurrency = args.rooms
-        if args.peer is not None:
-            ap.error("--rooms has no peer: earlier servers have no rooms")
+    elif args.turn_timer:
+        ap.error("--turn-timer is for --rooms (a game against bots has no clock)")
     args.concurrency = args.concurrency or args.games
     if args.peer is None:
         stats, wall, usage = one_run(args, None)

@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .rows import ActionRow, GameRow, StoreError, _aware
 from .schema import (
+    accounts_table,
     actions_table,
     game_events_table,
     games_table,
@@ -193,24 +194,27 @@ class Queries(StoreBase):
         return result
 
     async def lobby_rows(self, limit: int, per_address: int) -> list[Any]:
-        """The public rooms still open, newest first: at most ``per_address`` of those one
-        address made (the newest of them), ``limit`` in all; each row ``(id, host, seats,
-        options)`` as stored (JSON text)."""
-        r = rooms_table.c
+        """The public rooms still open: those an account hosts first, then guests', newest
+        first within each; at most ``per_address`` of those one address made (the newest of
+        them), ``limit`` in all; each row ``(id, host, seats, options)`` as stored (JSON
+        text). Accounts first: guests from many addresses cannot push every account's room
+        out of the lobby (an address makes few accounts, see the account limits)."""
+        r, a = rooms_table.c, accounts_table.c
         rank = (
             func.row_number()
             .over(partition_by=func.coalesce(r.address_tag, r.id), order_by=r.created_at.desc())
             .label("rank")
         )
+        account = select(a.id).where(a.player_id == r.host).exists().label("account")
         ranked = (
-            select(r.id, r.host, r.seats, r.options, r.created_at, rank)
+            select(r.id, r.host, r.seats, r.options, r.created_at, rank, account)
             .where(r.public.is_(True), r.status == "open")
             .subquery()
         )
         query = (
             select(ranked.c.id, ranked.c.host, ranked.c.seats, ranked.c.options)
             .where(ranked.c.rank <= per_address)
-            .order_by(ranked.c.created_at.desc())
+            .order_by(ranked.c.account.desc(), ranked.c.created_at.desc())
             .limit(limit)
         )
 
