@@ -1,9 +1,10 @@
-"""Which rollout model predicts a bot's cards? (issue 24)
+"""Which rollout model predicts a bot's cards?
 
 The expert's search rolls each other seat out by a model of how that seat plays: the
 ``normal`` rules (:func:`lockup.bots._kernel.policy`) for a seat they explain, otherwise
-the clairvoyant club-aware policy (``see``, :func:`lockup.bots._kernel.see_card`) or the
-policy learned in self-play (``learn``, :func:`lockup.bots._kernel.learned`). This script
+the clairvoyant club-aware policy (:func:`lockup.bots._kernel.see_card`); a third
+candidate model is the policy learned from the expert's choices in self-play
+(:func:`lockup.arena.learned.learned_card`, the arena's ``learned``). This script
 plays hands with four copies of one bot and, at each of its choices among two or more
 legal cards, asks each model which card it would play: the rules and the learned policy
 from what that seat sees, ``see`` from the true deal (every hand, as in a rollout). It
@@ -27,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lockup.arena.learned import learned_card  # noqa: E402
 from lockup.arena.specs import build_bot, parse_spec  # noqa: E402
 from lockup.bots import _kernel as K  # noqa: E402
 from lockup.bots.kernel import DEFAULT_POLICY, view_state  # noqa: E402
@@ -50,14 +52,12 @@ def agreement(spec: str, hands: int, iterations: int, seed: int) -> dict[str, fl
             view = game.view(seat)
             card = bots[seat].choose(view)
             if view.legal_mask & (view.legal_mask - 1):
-                s = view_state(view, K, DEFAULT_POLICY)  # what the seat sees, no random card
-                s[K.I_EPS] = 0
+                s = view_state(view, K, DEFAULT_POLICY)  # what the seat sees
                 n += 1
                 hits["normal"] += K.policy(list(s)) == card
-                hits["learned"] += K.learned(list(s)) == card
+                hits["learned"] += learned_card(view) == card
                 for i in range(4):
                     s[K.I_HAND + i] = game.hands[i]
-                s[K.I_SEEDUCK] = 2
                 hits["see"] += K.see_card(s) == card
             game.play(card, seat)
     return {"decisions": float(n), **{k: v / max(n, 1) for k, v in hits.items()}}
@@ -65,7 +65,7 @@ def agreement(spec: str, hands: int, iterations: int, seed: int) -> dict[str, fl
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("bot", help="an arena bot spec, e.g. pimc+ or expert:see=3")
+    ap.add_argument("bot", help="an arena bot spec, e.g. pimc+ or expert:iterations=200")
     ap.add_argument("--hands", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=300, help="the bot's search budget")
     ap.add_argument("--seed", type=int, default=5)

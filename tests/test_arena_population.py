@@ -84,7 +84,14 @@ def test_same_seed_same_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_default_population_and_candidate(capsys: pytest.CaptureFixture[str]) -> None:
     args = build_parser("arena").parse_args(["arena", "--population"])
     assert args.population.split(",") == list(DEFAULT_POPULATION)
-    assert DEFAULT_POPULATION == ("pimc", "pimc+", "openspiel-ismcts", "learned", "normal")
+    assert DEFAULT_POPULATION == (
+        "pimc",
+        "pimc+",
+        "pimc-greedy",
+        "openspiel-ismcts",
+        "learned",
+        "normal",
+    )
     # The default candidate is the expert.
     argv = ["arena", "--population", "normal", "--quiet", *TINY]
     assert lockup_main([*argv, "--json", "-"]) == 0
@@ -247,18 +254,23 @@ def test_missing_openspiel_candidate_is_an_error(
     assert "cannot play: OpenSpiel is not importable" in err
 
 
-def test_learned_spec_plays_the_kernels_policy() -> None:
-    """``learned`` plays the kernel's learned policy (its weights, not a copy of them)."""
+def test_learned_spec_plays_the_legal_card_of_highest_score() -> None:
+    """``learned`` plays the legal card of highest ``LEARNED_W . card_features`` (the lowest
+    on a tie); the features mark the ``normal`` rules' card and the bolder rules' card, and
+    working them out leaves the position as it was."""
     import random
 
-    from lockup.bots import kernel as kernel_mod
+    from lockup.arena.learned import BOLD, LEARNED_W, N_FEATURES, card_features
+    from lockup.bots import _kernel as K
+    from lockup.bots.kernel import DEFAULT_POLICY, view_state
+    from lockup.bots.registry import make_bot
     from lockup.engine import Game
 
     bot = build_bot(parse_spec("learned"), seed=1)
     assert isinstance(bot, LearnedPolicyBot)
+    normal = make_bot("normal")
     game = Game.new(random.Random(4), record=False)
     rng = random.Random(5)
-    km = kernel_mod.kernel(False)
     moves = 0
     while not game.is_over and moves < 120:
         if game.phase == "discard":
@@ -270,8 +282,22 @@ def test_learned_spec_plays_the_kernels_policy() -> None:
             card = bot.choose(view)
             assert view.legal_mask >> card & 1
             if view.legal_mask & (view.legal_mask - 1):
-                state = kernel_mod.view_state(view, km, kernel_mod.ROLLOUT_POLICY)
-                assert card == km.learned(state)
+                s = view_state(view, K, DEFAULT_POLICY)
+                before = list(s)
+                rule, bold = K.policy(s), K.policy(view_state(view, K, BOLD))
+                assert rule == normal.choose(view)
+                unknown = K.FULL & ~(s[K.I_PLAYED] | s[K.I_LOST] | view.hand_mask)
+                ms = K.masters(view.hand_mask, unknown)
+                scores = {}
+                for c in view.legal_cards:
+                    out = card_features(s, c, rule, bold, unknown, ms)
+                    assert len(out) == N_FEATURES
+                    assert out[0] == (c == rule) and out[1] == (c == bold)
+                    assert out[16] == (c < 13)  # a club
+                    scores[c] = sum(w * f for w, f in zip(LEARNED_W, out, strict=True))
+                assert s == before
+                top = max(scores.values())
+                assert card == min(c for c, v in scores.items() if v == top)
             game.play(card, game.turn)
             moves += 1
     assert moves == 120

@@ -5,8 +5,9 @@
 - :mod:`lockup.arena.specs`: bot specs (``expert:iterations=200``, ``cmd:...``).
 - :mod:`lockup.arena.external`: outside programs over ``lockup-bot/2`` (or ``/1``; docs/bot-protocol.md).
 - :mod:`lockup.arena.ismcts`: OpenSpiel's ISMCTSBot as a seat (needs ``open-spiel``).
-- :mod:`lockup.arena.pimc`, :mod:`lockup.arena.pimc_plus`, :mod:`lockup.arena.learned`:
-  sparring partners for the expert (``pimc``, ``pimc+``, ``learned``).
+- :mod:`lockup.arena.pimc`, :mod:`lockup.arena.pimc_plus`, :mod:`lockup.arena.pimc_greedy`,
+  :mod:`lockup.arena.learned`: sparring partners for the expert (``pimc``, ``pimc+``,
+  ``pimc-greedy``, ``learned``).
 - :mod:`lockup.arena.population`: one candidate against each of a population
   (``lockup arena --population``).
 - :mod:`lockup.arena.cli`: the ``lockup arena`` command.

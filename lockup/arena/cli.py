@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "rotated through the seats, so the cards' luck cancels. Prints per bot the mean "
             "tricks per hand and the game win rate with 95% confidence intervals, and paired "
             "differences. Bot specs: a level (random, easy, normal, expert...), "
-            "openspiel-ismcts, pimc, pimc+, learned, or cmd:COMMAND (an outside program, "
+            "openspiel-ismcts, pimc, pimc+, pimc-greedy, learned, or cmd:COMMAND (an outside program, "
             "docs/bot-protocol.md); options after a colon: expert:iterations=200. "
             "With --population: one candidate against each of several bots, two of each "
             "(or one against three: --layout)."

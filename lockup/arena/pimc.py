@@ -1,6 +1,6 @@
 """``pimc``: a plain determinized Monte Carlo player, the expert's sparring partner.
 
-It is written apart from the expert on purpose (issue 13): no code of
+It is written apart from the expert on purpose: no code of
 :mod:`lockup.bots` is shared, so that it measures the expert from outside. Each move:
 
 1. **Deals**: the cards it has not seen are dealt to the other three seats, uniformly

@@ -1,4 +1,4 @@
-"""``pimc+``: a stronger plain PIMC, the expert's second sparring partner (issue 24).
+"""``pimc+``: a stronger plain PIMC, the expert's second sparring partner.
 
 Like :mod:`lockup.arena.pimc` it is written apart from :mod:`lockup.bots` (no code of the
 expert is shared), and it reuses ``pimc``'s deal sampler (:class:`~lockup.arena.pimc.DealSampler`:

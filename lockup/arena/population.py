@@ -40,9 +40,10 @@ LAYOUTS = {"two-of-each": (0, 1, 0, 1), "one-against-three": (0, 1, 1, 1)}
 candidate (0) or the member (1)."""
 DEFAULT_LAYOUT = "two-of-each"
 DEFAULT_CANDIDATE = "expert"
-DEFAULT_POPULATION = ("pimc", "pimc+", ISMCTS, "learned", "normal")
-"""The sparring partners by default: the plain PIMC, the stronger one, OpenSpiel's ISMCTS
-(where OpenSpiel is importable), the expert's learned policy alone, the ``normal`` rules."""
+DEFAULT_POPULATION = ("pimc", "pimc+", "pimc-greedy", ISMCTS, "learned", "normal")
+"""The sparring partners by default: the plain PIMC, the stronger one, the plain one with a
+greedy playout, OpenSpiel's ISMCTS (where OpenSpiel is importable), the learned playout
+policy alone, the ``normal`` rules."""
 
 
 @dataclass(frozen=True)

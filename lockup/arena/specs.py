@@ -4,7 +4,8 @@ A spec is a built-in level of :data:`lockup.bots.registry.LEVELS` (``random``, `
 ``normal``, ``expert``...), ``openspiel-ismcts`` (OpenSpiel's ISMCTSBot, see
 :mod:`lockup.arena.ismcts`), ``pimc`` (a plain determinized Monte Carlo player, the
 expert's sparring partner, see :mod:`lockup.arena.pimc`), ``pimc+`` (a stronger one, see
-:mod:`lockup.arena.pimc_plus`), ``learned`` (the expert's learned playout policy alone,
+:mod:`lockup.arena.pimc_plus`), ``pimc-greedy`` (a plain one with a greedy playout, see
+:mod:`lockup.arena.pimc_greedy`), ``learned`` (the expert's learned playout policy alone,
 see :mod:`lockup.arena.learned`), or ``cmd:COMMAND`` (an outside program speaking
 ``lockup-bot/2`` or ``/1``, see :mod:`lockup.arena.external`). Options follow the name after a
 colon, ``key=value``, separated by colons or commas: ``expert:iterations=200,seed=1``
@@ -28,9 +29,10 @@ from ..bots.registry import LEVELS, make_bot
 ISMCTS = "openspiel-ismcts"
 PIMC = "pimc"
 PIMC_PLUS = "pimc+"
+PIMC_GREEDY = "pimc-greedy"
 LEARNED = "learned"
 CMD = "cmd"
-ARENA_BOTS = (ISMCTS, PIMC, PIMC_PLUS, LEARNED)
+ARENA_BOTS = (ISMCTS, PIMC, PIMC_PLUS, PIMC_GREEDY, LEARNED)
 """The arena's own bots, beside the levels of :data:`lockup.bots.registry.LEVELS`."""
 
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -156,6 +158,10 @@ def _factory(spec: BotSpec) -> Callable[..., Bot]:
         from .pimc_plus import PIMCPlusBot
 
         return PIMCPlusBot
+    if spec.name == PIMC_GREEDY:
+        from .pimc_greedy import GreedyPIMCBot
+
+        return GreedyPIMCBot
     if spec.name == LEARNED:
         from .learned import LearnedPolicyBot
 

@@ -14,7 +14,6 @@ check that both agree move for move.
 
 from __future__ import annotations
 
-from math import log as _log
 from typing import Any
 
 _JIT = __name__.endswith("_jit")
@@ -29,12 +28,6 @@ if _JIT:  # pragma: no cover - exercised through the compiled copy
     def _table(values: list[int]) -> Any:
         return _np.array(values, dtype=_np.int64)
 
-    def _ftable(values: list[float]) -> Any:
-        return _np.array(values, dtype=_np.float64)
-
-    @_jit
-    def _zeros(n: int) -> Any:
-        return _np.zeros(n)
 else:
 
     def _jit(f: Any) -> Any:
@@ -42,12 +35,6 @@ else:
 
     def _table(values: list[int]) -> Any:
         return values
-
-    def _ftable(values: list[float]) -> Any:
-        return values
-
-    def _zeros(n: int) -> Any:
-        return [0.0] * n
 
 
 # State indices.
@@ -70,37 +57,25 @@ I_ANY = 24  # 1 under picture_exception any-club
 I_UPF = 25  # 1 under lock_discards upfront
 I_LEADER = 26  # leader of the current trick
 I_LOST = 27  # every card lockup took this hand
-I_EPS = 28  # policy: a random legal card with probability 1 / I_EPS (0: never)
-I_DUCK = 29  # policy: duck a trick holding at least this many clubs (the tips: 1)
-I_DUCKME = 30  # policy: I_DUCK for seat I_ME
-I_ME = 31  # the searching seat (-1: none)
-I_RISK = 32  # policy: club risk worth taking for a trick, in thousandths
-I_CLEANLAST = 33  # policy: 1 to take a clean trick from the last seat over a picture club
-I_VOIDLEAD = 34  # policy: 1 to lead a low singleton early to make a void
-I_VOIDS = 35  # suits each seat has shown it lacks: 4 bits a seat, seat 0 lowest
-I_TOT = 36  # 36..39: game totals before this hand
-I_TARGET = 40  # the game's target (R16)
-I_ITER = 41  # deals sampled so far by pimc
-I_MC_RESTART = 42  # pimc: a fresh chain every this many deals
-I_MC_BURN = 43  # pimc: swaps before a fresh chain's first deal
-I_MC_STEPS = 44  # pimc: swaps between deals
-I_SOLVE = 45  # pimc: solve the hand exactly once this few tricks are left (0: never)
-I_SALT = 46  # nonzero: lockup discards drawn from the hand and this salt (see _discard)
-I_SMODE = 47  # the endgame solver: 0 the others play against the seat, 1 by the policy
-I_LEADLOW = 48  # policy: 1 to lead the lowest card of the shortest suit, with no master
-I_RISKME = 49  # policy: I_RISK for seat I_ME (-1: the same)
-I_LEADLOWME = 50  # policy: I_LEADLOW for seat I_ME (-1: the same)
-I_BOLD = 51  # policy: other seats (a bit each) played by seat I_ME's settings too
-I_LEARN = 52  # rollouts: seats (a bit each) that play the learned policy, not the rules
-I_SEE = 53  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
-I_SEEDUCK = 54  # see_card: clubs (in the trick or still to drop on it) that make it duck
-I_REC = 55  # rollouts: decisions of the seats of I_RECSEATS searched (rec_card), per rollout
-I_RECN = 56  # rec_card: deals sampled for each searched decision
-I_RECSEATS = 57  # rollouts: seats (a bit each) whose first I_REC decisions are searched
-STATE_SIZE = 58
-SOLVE_ROWS = 32
-"""Rows of scratch state the endgame solver needs below the root (a ply each, 13 tricks
-of at most four cards would be 52; the solver starts at five tricks left at most)."""
+I_DUCK = 28  # policy: duck a trick holding at least this many clubs (the tips: 1)
+I_RISK = 29  # policy: club risk worth taking for a trick, in thousandths
+I_VOIDS = 30  # suits each seat has shown it lacks: 4 bits a seat, seat 0 lowest
+I_TOT = 31  # 31..34: game totals before this hand
+I_TARGET = 35  # the game's target (R16)
+I_ITER = 36  # deals sampled so far by pimc
+I_MC_RESTART = 37  # pimc: a fresh chain every this many deals
+I_MC_BURN = 38  # pimc: swaps before a fresh chain's first deal
+I_MC_STEPS = 39  # pimc: swaps between deals
+I_LEADLOW = 40  # policy: 1 to lead the lowest card of the shortest suit, with no master
+I_SEE = 41  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
+I_REC = 42  # rollouts: the searching seat's decisions searched (rec_card), per rollout
+STATE_SIZE = 43
+
+SEE_DUCK = 2
+"""Clubs (in the trick, or that later seats could still drop on it) that make
+:func:`see_card` duck."""
+REC_DEALS = 8
+"""Deals :func:`rec_card` samples for each decision it searches."""
 
 FULL = (1 << 52) - 1
 CLUBM = 8191
@@ -216,29 +191,10 @@ def legal(s: Any) -> int:
 
 
 @_jit
-def mix32(x: int) -> int:
-    """A 32-bit integer hash (two multiply-xorshift rounds; identical compiled or not)."""
-    x &= M32
-    x ^= x >> 16
-    x = (x * 0x45D9F3B) & M32
-    x ^= x >> 16
-    x = (x * 0x45D9F3B) & M32
-    x ^= x >> 16
-    return x
-
-
-@_jit
 def _discard(s: Any, seat: int) -> None:
     hand = s[seat]
     if hand:
-        salt = s[I_SALT]
-        if salt:
-            # The endgame solver's discards: a uniform-looking card that depends only on the
-            # hand and the sample's salt, so that a position decides its own future (R10).
-            h = mix32((hand & M32) ^ mix32((hand >> 32) ^ salt))
-            c = nth_card(hand, (h * popcount(hand)) >> 32)
-        else:
-            c = random_card(s, hand)
+        c = random_card(s, hand)
         s[seat] = hand ^ (1 << c)
         s[I_LOST] |= 1 << c
 
@@ -403,10 +359,7 @@ def club_risk(s: Any, card: int, unknown: int) -> float:
 def risk_ok(s: Any, seat: int) -> float:
     """How much club risk a trick is worth to ``seat``: more while another seat is locked
     (attack), and when this hand can take it to the target (R15: play for the finish)."""
-    r = s[I_RISK]
-    if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_RISKME] >= 0:
-        r = s[I_RISKME]
-    ok = r / 1000.0
+    ok = s[I_RISK] / 1000.0
     for i in range(4):
         if i != seat and s[I_LOCK + i]:
             ok += 0.15
@@ -450,9 +403,6 @@ def policy(s: Any) -> int:
     lg = legal(s)
     if lg & (lg - 1) == 0:
         return lowest(lg)
-    eps = s[I_EPS]
-    if eps and below(s, eps) == 0:
-        return random_card(s, lg)
     unknown = FULL & ~(s[I_PLAYED] | s[I_LOST] | hand)
     ok = risk_ok(s, seat)
     if s[I_NTR] == 0:
@@ -475,11 +425,6 @@ def policy(s: Any) -> int:
                         pick = top
         if pick >= 0:
             return pick
-        if s[I_VOIDLEAD] and s[I_TN] < 4:
-            for su in range(1, 4):
-                x = (hand >> (13 * su)) & 8191
-                if POP13[x] == 1 and not (ms >> (13 * su + HI13[x])) & 1 and HI13[x] < 8:
-                    return 13 * su + HI13[x]
         long_su = -1
         long_x = -1
         long_n = -1
@@ -490,10 +435,7 @@ def policy(s: Any) -> int:
                 long_n = n
                 long_x = x
                 long_su = su
-        low = s[I_LEADLOW]
-        if (seat == s[I_ME] or (s[I_BOLD] >> seat) & 1) and s[I_LEADLOWME] >= 0:
-            low = s[I_LEADLOWME]
-        if low:
+        if s[I_LEADLOW]:
             # Lead low from the shortest suit: the trick goes to someone else, and the
             # void comes sooner (to shed clubs on others' tricks).
             short_su = -1
@@ -531,11 +473,10 @@ def policy(s: Any) -> int:
     above_m = (fx >> (br + 1)) << (br + 1)
     last = s[I_NTR] == s[I_NPL] - 1
     if led != 0 and lg & CLUBM:
-        if last and s[I_CLUBS] == 0 and above_m and s[I_CLEANLAST]:
+        if last and s[I_CLUBS] == 0 and above_m:
             return 13 * led + LO13[above_m]  # the safe seat: a clean point
         return highest(lg & CLUBM)  # R7: shed a picture club on somebody else's trick
-    duck = s[I_DUCKME] if seat == s[I_ME] or (s[I_BOLD] >> seat) & 1 else s[I_DUCK]
-    if s[I_CLUBS] >= duck:
+    if s[I_CLUBS] >= s[I_DUCK]:
         if below_m:
             return 13 * led + HI13[below_m]  # duck with the highest card that loses
         return 13 * led + HI13[fx]  # forced to win: shed the highest
@@ -553,130 +494,6 @@ def policy(s: Any) -> int:
         if risk <= ok and (ms or risk < 0.1):
             return cand
     return 13 * led + LO13[fx]
-
-
-N_FEATURES = 24
-"""Features of a legal card for :func:`learned` (see :func:`card_features`)."""
-
-LEARNED_W = _ftable(
-    [
-        -0.200, 0.516, 0.0, 0.923, 1.132, 0.156, 1.777, 0.949, -0.460, 0.743, 0.789, -0.293,
-        0.560, 0.482, 0.190, 0.290, -0.490, -1.955, 0.074, -3.187, -1.017, -3.752, -0.089,
-        1.118,
-    ]
-)  # fmt: skip
-"""The weights of :func:`learned`, fitted by ``bench/learned.py`` to the expert's own
-choices in self-play (issue 13; docs/bots.md)."""
-
-
-@_jit
-def card_features(s: Any, c: int, rule: int, bold: int, unknown: int, ms: int, out: Any) -> None:
-    """The :data:`N_FEATURES` features of the seat to play playing ``c`` (legal), into
-    ``out``: ``rule`` and ``bold`` are the cards :func:`policy` picks for the seat by the
-    ``normal`` settings and by the searching seat's bolder ones, ``unknown`` the cards the
-    seat has not seen, ``ms`` its masters (:func:`masters`). In order: is the normal
-    card, is the bold card; leading, and when leading: a master, rank, length of the suit,
-    chance a club lands (:func:`club_risk`); following, wins the trick so far, and times
-    that: clubs in the trick, last to play, chance a club lands, own clubs, a master,
-    another seat locked, this hand can reach the target, trick number; a club, a club
-    times its rank, a picture club; off the led suit and not a club: rank, length of the
-    suit; following and losing: rank; the highest legal card; the lowest legal card.
-    Ranks are 0 to 1 (two to ace), lengths and counts in thirteenths."""
-    seat = s[I_TURN]
-    hand = s[I_HAND + seat]
-    su = c // 13
-    r = c % 13
-    lead = 1.0 if s[I_NTR] == 0 else 0.0
-    led = s[I_LED]
-    suit_len = POP13[(hand >> (13 * su)) & 8191] / 13.0
-    master = float((ms >> c) & 1)
-    wins = 0.0
-    if lead == 0.0 and su == led and r > s[I_BEST] % 13:
-        wins = 1.0
-    risk = club_risk(s, c, unknown) if lead == 1.0 or wins == 1.0 else 0.0  # used only then
-    last = 1.0 if lead == 0.0 and s[I_NTR] == s[I_NPL] - 1 else 0.0
-    locked = 0.0
-    for i in range(4):
-        if i != seat and s[I_LOCK + i]:
-            locked = 1.0
-    reach = 0.0
-    if s[I_TOT + seat] + s[I_PTS + seat] + 13 - s[I_TN] >= s[I_TARGET]:
-        reach = 1.0
-    off = 1.0 if lead == 0.0 and su != led and su != 0 else 0.0
-    loses = 1.0 if lead == 0.0 and su == led and wins == 0.0 else 0.0
-    club = 1.0 if su == 0 else 0.0
-    lg = legal(s)
-    out[0] = 1.0 if c == rule else 0.0
-    out[1] = 1.0 if c == bold else 0.0
-    out[2] = lead
-    out[3] = lead * master
-    out[4] = lead * r / 12.0
-    out[5] = lead * suit_len
-    out[6] = lead * risk
-    out[7] = wins
-    out[8] = wins * s[I_CLUBS]
-    out[9] = wins * last
-    out[10] = wins * risk
-    out[11] = wins * POP13[hand & CLUBM] / 13.0
-    out[12] = wins * master
-    out[13] = wins * locked
-    out[14] = wins * reach
-    out[15] = wins * s[I_TN] / 13.0
-    out[16] = club
-    out[17] = club * r / 12.0
-    out[18] = 1.0 if club == 1.0 and 9 <= r <= 11 else 0.0
-    out[19] = off * r / 12.0
-    out[20] = off * suit_len
-    out[21] = loses * r / 12.0
-    out[22] = 1.0 if c == highest(lg) else 0.0
-    out[23] = 1.0 if c == lowest(lg) else 0.0
-
-
-@_jit
-def rule_cards(s: Any) -> tuple[int, int]:
-    """The cards :func:`policy` picks for the seat to play by the ``normal`` settings and
-    by the searching seat's (``I_DUCKME``...), never at random."""
-    me, bold, eps = s[I_ME], s[I_BOLD], s[I_EPS]
-    s[I_EPS] = 0
-    s[I_ME] = -1
-    s[I_BOLD] = 0
-    rule = policy(s)
-    s[I_ME] = s[I_TURN]
-    mine = policy(s)
-    s[I_ME], s[I_BOLD], s[I_EPS] = me, bold, eps
-    return rule, mine
-
-
-@_jit
-def learned(s: Any) -> int:
-    """The learned policy's card for the seat to play: the legal card of highest score
-    ``LEARNED_W . card_features`` (a random one with probability ``1 / I_EPS``, as
-    :func:`policy`)."""
-    lg = legal(s)
-    if lg & (lg - 1) == 0:
-        return lowest(lg)
-    eps = s[I_EPS]
-    if eps and below(s, eps) == 0:
-        return random_card(s, lg)
-    rule, bold = rule_cards(s)
-    hand = s[I_HAND + s[I_TURN]]
-    unknown = FULL & ~(s[I_PLAYED] | s[I_LOST] | hand)
-    ms = masters(hand, unknown)
-    out = _zeros(N_FEATURES)
-    pick = -1
-    pick_v = -1e300
-    m = lg
-    while m:
-        c = lowest(m)
-        m ^= 1 << c
-        card_features(s, c, rule, bold, unknown, ms, out)
-        v = 0.0
-        for f in range(N_FEATURES):
-            v += LEARNED_W[f] * out[f]
-        if v > pick_v:
-            pick_v = v
-            pick = c
-    return pick
 
 
 @_jit
@@ -739,20 +556,16 @@ def see_card(s: Any) -> int:
     About to win a trick (with the cheapest card no later seat beats), it counts the clubs
     in it and the later seats that could still drop one (void in the led suit with a club,
     or holding a picture club the table allows, R7), and takes it only while that count is
-    under ``I_SEEDUCK`` (a lock costs tricks and cards: R9, R10). Otherwise it sheds an
+    under :data:`SEE_DUCK` (a lock costs tricks and cards: R9, R10). Otherwise it sheds an
     allowed club, ducks with its highest losing card, or, forced to take a club trick,
     sheds its top card. On lead it cashes the top of its longest suit that nobody beats
     and too few can club, else leads low from its shortest suit; void, it throws its
-    highest club, else its lowest card of its shortest suit. A random card once in
-    ``I_EPS`` decisions, as :func:`policy`."""
+    highest club, else its lowest card of its shortest suit."""
     hand = s[s[I_TURN]]
     lg = legal(s)
     if lg & (lg - 1) == 0:
         return lowest(lg)
-    eps = s[I_EPS]
-    if eps and below(s, eps) == 0:
-        return random_card(s, lg)
-    duck = s[I_SEEDUCK]
+    duck = SEE_DUCK
     later = _later(s)
     if s[I_NTR] == 0:
         nc = hand & NONCLUB
@@ -807,12 +620,9 @@ def see_card(s: Any) -> int:
 @_jit
 def rollout_card(s: Any) -> int:
     """A rollout's card for the seat to play: :func:`see_card` for the seats of
-    ``I_SEE``, else :func:`learned` for those of ``I_LEARN``, else :func:`policy`."""
-    seat = s[I_TURN]
-    if (s[I_SEE] >> seat) & 1:
+    ``I_SEE``, else :func:`policy`."""
+    if (s[I_SEE] >> s[I_TURN]) & 1:
         return see_card(s)
-    if (s[I_LEARN] >> seat) & 1:
-        return learned(s)
     return policy(s)
 
 
@@ -848,162 +658,6 @@ def distinct(s: Any, lg: int, live: int) -> int:
 
 
 @_jit
-def _tt_key(s: Any) -> int:
-    """A 62-bit key of a position at a trick's start: hands, locks, leader, points, salt."""
-    h1 = mix32(s[I_SALT] ^ 0x3C6EF372)
-    h2 = mix32(s[I_SALT] ^ 0x1B873593)
-    for i in range(4):
-        hand = s[I_HAND + i]
-        lo = hand & M32
-        hi = (hand >> 32) | (s[I_LOCK + i] << 20) | (s[I_PTS + i] << 24)
-        h1 = mix32(h1 ^ lo)
-        h1 = mix32(h1 ^ hi)
-        h2 = mix32(h2 ^ (lo + 0x9E3779B9 * (i + 1)) & M32)
-        h2 = mix32(h2 ^ hi)
-    h1 = mix32(h1 ^ s[I_NOM] ^ (s[I_TN] << 4))
-    return (h1 << 30) ^ h2
-
-
-@_jit
-def solve(stack: Any, t: Any) -> float:
-    """The seat ``t.me``'s :func:`utility` at the hand's end from the position ``stack[0]``,
-    everything known (one sampled deal), by alpha-beta search.
-
-    ``stack[0]`` must have ``I_SALT`` set (lockup discards then follow from the position)
-    and no random policy (``I_EPS`` 0). With ``I_SMODE`` 0 the other seats play to
-    minimise the seat's value (a paranoid search); with 1 they play the rollout policy
-    and only the seat searches. A row of ``stack`` a ply. Positions at a trick's start
-    are kept in the transposition table (``t.tt_key``; ``t.tt_val[2*i]`` and
-    ``[2*i + 1]`` the lower and upper bounds). The search keeps its own stack
-    (``t.sf``, ``t.si``: numba's cached code must not recurse); cards that play the same
-    (:func:`distinct`) are tried once, the policy's card first.
-    """
-    tt_key = t.tt_key
-    tt_val = t.tt_val
-    sf = t.sf
-    si = t.si
-    me = t.me
-    mask = len(tt_key) - 1
-    d = 0
-    sf[0] = -1e9
-    sf[1] = 1e9
-    entering = True
-    v = 0.0
-    while True:
-        if entering:
-            s = stack[d]
-            ready = False
-            if s[I_TURN] < 0:
-                v = utility(s, me, t.totals, t.target, t.wgame, t.gtab)
-                ready = True
-            else:
-                alpha = sf[5 * d]
-                beta = sf[5 * d + 1]
-                key = -1
-                slot = 0
-                if s[I_NTR] == 0:
-                    key = _tt_key(s)
-                    slot = key & mask
-                    if tt_key[slot] == key:
-                        lo = tt_val[2 * slot]
-                        hi = tt_val[2 * slot + 1]
-                        if lo >= beta or lo == hi:
-                            v = lo
-                            ready = True
-                        elif hi <= alpha:
-                            v = hi
-                            ready = True
-                        else:
-                            if lo > alpha:
-                                alpha = lo
-                            if hi < beta:
-                                beta = hi
-                if not ready:
-                    seat = s[I_TURN]
-                    mine = seat == me
-                    first = rollout_card(s)
-                    todo = 0
-                    if mine or not s[I_SMODE]:
-                        live = 0
-                        for i in range(4):
-                            if i != seat:
-                                live |= s[I_HAND + i]
-                        if s[I_NTR] > 0:
-                            live |= 1 << s[I_BEST]
-                        todo = distinct(s, legal(s), live) & ~(1 << first)
-                    sf[5 * d] = alpha
-                    sf[5 * d + 1] = beta
-                    sf[5 * d + 2] = -1e9 if mine else 1e9
-                    sf[5 * d + 3] = alpha
-                    sf[5 * d + 4] = beta
-                    si[4 * d] = todo
-                    si[4 * d + 1] = key
-                    si[4 * d + 2] = slot
-                    si[4 * d + 3] = 1 if mine else 0
-                    nxt = stack[d + 1]
-                    for i in range(STATE_SIZE):
-                        nxt[i] = s[i]
-                    play(nxt, first)
-                    d += 1
-                    sf[5 * d] = alpha
-                    sf[5 * d + 1] = beta
-                    continue
-            if d == 0:
-                return v
-            d -= 1
-            entering = False
-            continue
-        # Back at node d with a child's value v.
-        mine = si[4 * d + 3] == 1
-        alpha = sf[5 * d]
-        beta = sf[5 * d + 1]
-        best = sf[5 * d + 2]
-        if mine:
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-        elif v < best:
-            best = v
-            if v < beta:
-                beta = v
-        todo = si[4 * d]
-        if alpha >= beta or todo == 0:
-            key = si[4 * d + 1]
-            if key >= 0:
-                slot = si[4 * d + 2]
-                tt_key[slot] = key
-                if best <= sf[5 * d + 3]:
-                    tt_val[2 * slot] = -1e9
-                    tt_val[2 * slot + 1] = best
-                elif best >= sf[5 * d + 4]:
-                    tt_val[2 * slot] = best
-                    tt_val[2 * slot + 1] = 1e9
-                else:
-                    tt_val[2 * slot] = best
-                    tt_val[2 * slot + 1] = best
-            v = best
-            if d == 0:
-                return v
-            d -= 1
-            continue
-        sf[5 * d] = alpha
-        sf[5 * d + 1] = beta
-        sf[5 * d + 2] = best
-        c = highest(todo) if mine else lowest(todo)
-        si[4 * d] = todo ^ (1 << c)
-        s = stack[d]
-        nxt = stack[d + 1]
-        for i in range(STATE_SIZE):
-            nxt[i] = s[i]
-        play(nxt, c)
-        d += 1
-        sf[5 * d] = alpha
-        sf[5 * d + 1] = beta
-        entering = True
-
-
-@_jit
 def mix_others(s: Any, seat: int, steps: int) -> None:
     """Shuffle the hands of the three seats other than ``seat`` by ``steps`` random swaps of
     one card each between two of them, a swap made only when neither seat has shown it
@@ -1027,68 +681,15 @@ def mix_others(s: Any, seat: int, steps: int) -> None:
         s[b] ^= (1 << ca) | (1 << cb)
 
 
-RC_SIZE = 1 << 15
-"""Slots of :func:`rec_card`'s cache of decisions (``rcache``), a power of two."""
-RC_PROBE = 8
-"""Slots a key may sit in past its own (linear probing); a key finding them full is not kept."""
-
-
-@_jit
-def _mix_in(h: int, v: int) -> int:
-    """``h`` (32 bits) with the 64-bit value ``v`` mixed in, half by half."""
-    h = mix32(h ^ (v & M32))
-    return mix32(h ^ ((v >> 32) & M32))
-
-
-@_jit
-def info_key(s: Any) -> int:
-    """A 62-bit hash of what the seat to play in ``s`` knows: its hand, every card played
-    and lost, the trick under way, locks, points, voids shown and hand sizes (not the
-    other hands beyond their sizes). Two states that differ only in how the unseen cards
-    lie give one key."""
-    seat = s[I_TURN]
-    small = (
-        seat
-        + 4 * s[I_TN]
-        + 64 * s[I_LED]
-        + 256 * (s[I_BEST] + 1)
-        + 16384 * (s[I_BSEAT] + 1)
-        + 131072 * s[I_NPL]
-        + 1048576 * s[I_NTR]
-        + 8388608 * s[I_LEADER]
-        + 33554432 * s[I_NOM]
-    )
-    locks = 0
-    for i in range(4):
-        locks = locks * 16 + s[I_LOCK + i]
-        locks = locks * 16 + s[I_PTS + i]
-        locks = locks * 16 + popcount(s[I_HAND + i])
-    a = 0x2545F491
-    b = 0x6C8E9CF5
-    for v in (s[seat], s[I_PLAYED], s[I_LOST], small, s[I_CLUBS] + 16 * s[I_PIC], locks):
-        a = _mix_in(a, v)
-        b = _mix_in(b ^ 0x5BD1E995, v)
-    a = _mix_in(a, s[I_VOIDS])
-    b = _mix_in(b ^ 0x5BD1E995, s[I_VOIDS])
-    return (a & 0x3FFFFFFF) * 4294967296 + b
-
-
 @_jit
 def rec_card(s: Any, rows: Any, t: Any) -> int:
     """The card of the seat to play chosen by a small determinized search of its own
-    (recursive PIMC, one level): ``I_RECN`` deals it cannot tell apart from ``s`` (the
-    others' hands mixed by :func:`mix_others`), each of its cards that play differently
-    (:func:`distinct`) played and rolled out in each (:func:`rollout`, one random stream
-    a deal), the card of highest mean :func:`utility` for that seat. ``rows`` are two
-    scratch states; the sums live in ``t.sf[0:52]`` (the solver's stack, not in use
-    before it starts). ``s``'s generator advances. With a cache (``t.rc_key`` longer than
-    one slot: ``rcache``) a decision is searched once per :func:`info_key` of its seat and
-    the search's card is played again wherever that seat knows the same, so the seat plays
-    one card per state of its knowledge, whatever the imagined deal; with ``t.rc_sum``
-    longer than one slot (``rcache=2``) each later visit adds one deal to that state's sums
-    (``t.rc_sum[52*slot:]``) and plays the card of highest sum, so the decision sharpens
-    where it recurs. The cards searched (:func:`distinct`, with the unseen cards as the
-    live ones) are the same at every visit of a state."""
+    (recursive PIMC, one level): :data:`REC_DEALS` deals it cannot tell apart from ``s``
+    (the others' hands mixed by :func:`mix_others`), each of its cards that play
+    differently (:func:`distinct`) played and rolled out in each (:func:`rollout`, one
+    random stream a deal), the card of highest mean :func:`utility` for that seat.
+    ``rows`` are two scratch states; the sums live in ``t.sums``. ``s``'s generator
+    advances."""
     seat = s[I_TURN]
     lg = legal(s)
     if lg & (lg - 1) == 0:
@@ -1102,50 +703,21 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     todo = distinct(s, lg, live)
     if todo & (todo - 1) == 0:
         return lowest(todo)
-    rc_key = t.rc_key
-    slot = -1
-    hit = -1
-    key = 0
-    refine = len(t.rc_sum) > 1
-    if len(rc_key) > 1:
-        key = info_key(s)
-        h = key & (len(rc_key) - 1)
-        for _p in range(RC_PROBE):
-            if rc_key[h] == key:
-                if not refine:
-                    return t.rc_card[h]
-                hit = h
-                break
-            if rc_key[h] < 0:
-                slot = h
-                break
-            h = (h + 1) & (len(rc_key) - 1)
     det = rows[0]
     w = rows[1]
-    sums = t.sf
-    off = 0
-    deals = s[I_RECN]
-    if hit >= 0:
-        sums = t.rc_sum
-        off = 52 * hit
-        deals = 1
-    else:
-        if refine and slot >= 0:
-            sums = t.rc_sum
-            off = 52 * slot
-        x = todo
-        while x:
-            c = lowest(x)
-            x &= x - 1
-            sums[off + c] = 0.0
+    sums = t.sums
+    x = todo
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        sums[c] = 0.0
     for i in range(STATE_SIZE):
         det[i] = s[i]
     det[I_REC] = 0
-    det[I_SOLVE] = 0
     steps = 4 * (
         popcount(s[(seat + 1) % 4]) + popcount(s[(seat + 2) % 4]) + popcount(s[(seat + 3) % 4])
     )
-    for _ in range(deals):
+    for _ in range(REC_DEALS):
         mix_others(det, seat, steps)
         roll = rand32(det) | 1
         x = todo
@@ -1157,7 +729,7 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
             w[I_RNG] = roll
             play(w, c)
             rollout(w)
-            sums[off + c] += utility(w, seat, t.totals, t.target, t.wgame, t.gtab)
+            sums[c] += utility(w, seat, t.totals, t.target, t.wgame)
     s[I_RNG] = det[I_RNG]
     best = -1
     top = -1e18
@@ -1165,47 +737,27 @@ def rec_card(s: Any, rows: Any, t: Any) -> int:
     while x:
         c = lowest(x)
         x &= x - 1
-        if sums[off + c] > top:
-            top = sums[off + c]
+        if sums[c] > top:
+            top = sums[c]
             best = c
-    if slot >= 0:
-        rc_key[slot] = key
-        t.rc_card[slot] = best
     return best
 
 
 @_jit
-def finish(w: Any, stack: Any, t: Any) -> float:
-    """Play the hand in ``w`` out and return the seat's :func:`utility`: by the rollout
-    policy while more than ``I_SOLVE`` tricks are left, then solved exactly
-    (:func:`solve`, on a copy in ``stack[0]``). ``w`` ends at the hand's end with the
-    rollout's points (the solved value is only returned). With ``I_REC``, the first
-    ``I_REC`` decisions of the seats of ``I_RECSEATS`` before that are searched
-    (:func:`rec_card`, on the rows after the solver's, ``stack[SOLVE_ROWS:]``)."""
-    k = w[I_SOLVE]
+def finish(w: Any, rows: Any, t: Any) -> float:
+    """Play the hand in ``w`` out by the rollout policy and return the seat ``t.me``'s
+    :func:`utility`. With ``I_REC``, the seat's first ``I_REC`` decisions are searched
+    (:func:`rec_card`, on the two scratch ``rows``)."""
     rec = w[I_REC]
-    if rec:
-        rows = stack[SOLVE_ROWS:]
-        while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
-            if rec and (w[I_RECSEATS] >> w[I_TURN]) & 1:
-                rec -= 1
-                play(w, rec_card(w, rows, t))
-            else:
-                play(w, rollout_card(w))
-    if k:
-        while w[I_TURN] >= 0 and 13 - w[I_TN] > k:
+    me = t.me
+    while rec and w[I_TURN] >= 0:
+        if w[I_TURN] == me:
+            rec -= 1
+            play(w, rec_card(w, rows, t))
+        else:
             play(w, rollout_card(w))
-        if w[I_TURN] >= 0:
-            root = stack[0]
-            for i in range(STATE_SIZE):
-                root[i] = w[i]
-            root[I_SALT] = rand32(w) | 1
-            root[I_EPS] = 0
-            v = solve(stack, t)
-            rollout(w)
-            return v
     rollout(w)
-    return utility(w, t.me, t.totals, t.target, t.wgame, t.gtab)
+    return utility(w, me, t.totals, t.target, t.wgame)
 
 
 @_jit
@@ -1286,20 +838,16 @@ def sample_hidden(s: Any, t: Any, cards: Any) -> None:
 
 
 @_jit
-def utility(s: Any, me: int, totals: Any, target: int, wgame: float, gtab: Any) -> float:
+def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
     """The value of a finished hand for ``me``: its tricks plus ``wgame`` times a game term.
 
     The game term is 1 or 0 when the hand ends the game (R15: a sole leader at or above
     the target), otherwise a smooth estimate of ``me``'s chance from the gap to the best
-    other total and the hands still to play; or, when ``gtab`` holds more than one value,
-    ``me``'s chance to win the game read from it (:func:`win_table`).
+    other total and the hands still to play.
     """
     pts = s[I_PTS + me]
     if wgame == 0.0:
         return float(pts)
-    if len(gtab) > 1:
-        k = points_key(s[I_PTS], s[I_PTS + 1], s[I_PTS + 2], s[I_PTS + 3])
-        return pts + wgame * gtab[me * P4 + k]
     mine = totals[me] + pts
     best_other = -1
     top = mine
@@ -1320,118 +868,6 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float, gtab: Any) 
         scale = 2.0 + 0.6 * togo
         g = 0.5 + 0.5 * lead / (abs(lead) + scale)
     return pts + wgame * g
-
-
-P4 = 14**4
-"""Entries of :func:`win_table` per seat: one per points of a hand ``(p0, p1, p2, p3)``, at
-:func:`points_key`."""
-PERMS = _table(
-    [0, 1, 2, 3, 0, 1, 3, 2, 0, 2, 1, 3, 0, 2, 3, 1, 0, 3, 1, 2, 0, 3, 2, 1]
-    + [1, 0, 2, 3, 1, 0, 3, 2, 1, 2, 0, 3, 1, 2, 3, 0, 1, 3, 0, 2, 1, 3, 2, 0]
-    + [2, 0, 1, 3, 2, 0, 3, 1, 2, 1, 0, 3, 2, 1, 3, 0, 2, 3, 0, 1, 2, 3, 1, 0]
-    + [3, 0, 1, 2, 3, 0, 2, 1, 3, 1, 0, 2, 3, 1, 2, 0, 3, 2, 0, 1, 3, 2, 1, 0]
-)
-"""The 24 orders of four seats, four entries each."""
-
-
-@_jit
-def points_key(p0: int, p1: int, p2: int, p3: int) -> int:
-    """Where a hand's points ``(p0, p1, p2, p3)`` sit in a seat's part of :func:`win_table`."""
-    return ((p0 * 14 + p1) * 14 + p2) * 14 + p3
-
-
-@_jit
-def game_winner(tot: Any, target: int) -> int:
-    """R15 after a hand: the seat with the highest total when that total is at least
-    ``target`` and no other seat has it; -1 when another hand is dealt."""
-    top = -1
-    who = -1
-    n = 0
-    for i in range(4):
-        if tot[i] > top:
-            top = tot[i]
-            who = i
-            n = 1
-        elif tot[i] == top:
-            n += 1
-    if top >= target and n == 1:
-        return who
-    return -1
-
-
-@_jit
-def win_table(
-    pool: Any,
-    cum: Any,
-    totals: Any,
-    target: int,
-    sims: int,
-    hands: int,
-    rng: Any,
-    seq: Any,
-    tot: Any,
-    out: Any,
-) -> None:
-    """Each seat's chance to win the game, for every way this hand's points can fall.
-
-    ``out[seat * P4 + k]`` (``k`` from :func:`points_key`) becomes the share of ``sims`` imagined
-    continuations of the game in which ``seat`` wins when this hand ends with points
-    ``(p0, p1, p2, p3)`` (at most 13 together) on top of ``totals``: each later hand's
-    points are drawn from ``pool`` (four seats' points a row; ``cum`` the running total of
-    the rows' weights) and handed to the seats in a random order, until R15 names a winner
-    (at most ``hands`` hands; a game still open then is shared by its leaders). Every
-    way of falling meets the same continuations (common random numbers), so a seat with
-    one point more never wins less often. ``rng`` holds the generator's state at
-    :data:`I_RNG`; ``seq`` is scratch space of ``2 * sims * hands`` integers, ``tot`` of 4.
-    """
-    n_pool = len(cum)
-    total = cum[n_pool - 1]
-    for j in range(sims * hands):
-        u = below(rng, total)
-        lo = 0
-        hi = n_pool - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if cum[mid] > u:
-                hi = mid
-            else:
-                lo = mid + 1
-        seq[2 * j] = lo
-        seq[2 * j + 1] = below(rng, 24)
-    for k in range(4 * P4):
-        out[k] = 0.0
-    share = 1.0 / sims
-    for p0 in range(14):
-        for p1 in range(14 - p0):
-            for p2 in range(14 - p0 - p1):
-                for p3 in range(14 - p0 - p1 - p2):
-                    k = points_key(p0, p1, p2, p3)
-                    for j in range(sims):
-                        tot[0] = totals[0] + p0
-                        tot[1] = totals[1] + p1
-                        tot[2] = totals[2] + p2
-                        tot[3] = totals[3] + p3
-                        who = game_winner(tot, target)
-                        h = 0
-                        while who < 0 and h < hands:
-                            r = 2 * (j * hands + h)
-                            row = 4 * seq[r]
-                            perm = 4 * seq[r + 1]
-                            for i in range(4):
-                                tot[PERMS[perm + i]] += pool[row + i]
-                            who = game_winner(tot, target)
-                            h += 1
-                        if who >= 0:
-                            out[who * P4 + k] += share
-                        else:
-                            top = max(max(tot[0], tot[1]), max(tot[2], tot[3]))
-                            n = 0
-                            for i in range(4):
-                                if tot[i] == top:
-                                    n += 1
-                            for i in range(4):
-                                if tot[i] == top:
-                                    out[i * P4 + k] += share / n
 
 
 @_jit
@@ -1597,185 +1033,13 @@ def pimc(base: Any, work: Any, t: Any, iterations: int) -> int:
     for _ in range(iterations):
         _deal(base, work, t)
         roll = rand32(base) | 1
-        weight = 1.0
-        out_weight[0] += weight
+        out_weight[0] += 1.0
         for j in range(n_cards):
             for i in range(STATE_SIZE):
                 w[i] = det[i]
             w[I_RNG] = roll
             play(w, cards[j])
             v = finish(w, work[4:], t)
-            out_value[j] += weight * v
-            out_tricks[j] += weight * (v if wgame == 0.0 else w[I_PTS + me])
+            out_value[j] += v
+            out_tricks[j] += v if wgame == 0.0 else w[I_PTS + me]
     return iterations * n_cards
-
-
-TREE_STATS = 7
-"""Numbers a node of :func:`ismcts`'s tree keeps: visits, availability, value per seat,
-the searching seat's tricks."""
-
-
-@_jit
-def _new_node(child: Any, stats: Any, meta: Any, parent: int, card: int) -> int:
-    """A fresh node of :func:`ismcts`'s tree, the child of ``parent`` by ``card`` (the
-    tree must have room: ``meta[0] < meta[1]``)."""
-    n = meta[0]
-    meta[0] = n + 1
-    for k in range(52):
-        child[52 * n + k] = -1
-    o = TREE_STATS * n
-    stats[o] = 0.0
-    stats[o + 1] = 1.0
-    for k in range(2, TREE_STATS):
-        stats[o + k] = 0.0
-    child[52 * parent + card] = n
-    return n
-
-
-@_jit
-def ismcts(
-    base: Any,
-    work: Any,
-    t: Any,
-    child: Any,
-    stats: Any,
-    meta: Any,
-    path: Any,
-    deals: int,
-    per_deal: int,
-) -> int:
-    """Information-set Monte Carlo tree search (single observer): ``deals`` sampled deals,
-    ``per_deal`` descents of the tree in each.
-
-    The tree is keyed by the cards played from the position, whoever played them; node
-    ``n``'s child for card ``c`` is ``child[52*n + c]`` (-1: none), ``stats[7*n:7*n+7]``
-    its visits, how often it was available, the summed value of each seat and the searching
-    seat's summed tricks. Each descent
-    plays the deal down the tree, at each node the legal card of the seat to play with the
-    best upper confidence bound on that seat's value (``meta[2]`` / 1000 the exploration
-    constant, availability counts as in Cowling, Powley and Whitehouse's ISMCTS), adds one
-    node where a legal card has none yet (the policy's card first), and finishes the hand
-    by :func:`finish`. The seat's value is :func:`utility` (the endgame solved exactly
-    where ``I_SOLVE`` says); the others' is theirs from the rollout. At the root only the
-    candidate ``t.cards`` are tried; ``t.value``, ``t.tricks`` and ``t.weight[2 + j]``
-    accumulate each candidate's value, tricks and visits. ``meta[0]`` is the nodes in use,
-    ``meta[1]`` the capacity (a full tree stops growing). With ``meta[3]`` 1 each deal
-    grows a tree of its own instead (determinized UCT: every seat's choices then see the
-    whole deal), searched at least once per candidate; the candidates' mean value and
-    tricks in each deal's tree are what ``t.value`` and ``t.tricks`` add up. With
-    ``meta[3]`` 2 only the searching seat chooses in the tree: the other seats play the
-    rollout policy there too, each card they play a branch (what the seat will see).
-    ``path`` is scratch for 64 node numbers. Returns the hands simulated.
-    """
-    me = t.me
-    cards = t.cards
-    n_cards = t.n_cards
-    wgame = t.wgame
-    w = work[1]
-    det = work[0]
-    root_mask = 0
-    for j in range(n_cards):
-        root_mask |= 1 << cards[j]
-    cexp = meta[2] / 1000.0
-    vals = _np.zeros(4) if _JIT else [0.0, 0.0, 0.0, 0.0]
-    hands = 0
-    per_tree = meta[3] == 1
-    own_only = meta[3] == 2
-    descents = per_deal
-    if per_tree and descents < n_cards:
-        descents = n_cards
-    for _d in range(deals):
-        _deal(base, work, t)
-        if per_tree:
-            meta[0] = 1
-            for k in range(52):
-                child[k] = -1
-        for _r in range(descents):
-            for i in range(STATE_SIZE):
-                w[i] = det[i]
-            w[I_RNG] = rand32(base) | 1
-            node = 0
-            depth = 0
-            first = -1
-            while w[I_TURN] >= 0:
-                seat = w[I_TURN]
-                if own_only and seat != me:
-                    # The other seats play the policy: their cards are branches, not choices.
-                    c = policy(w)
-                    ch = child[52 * node + c]
-                    if ch < 0:
-                        if meta[0] >= meta[1]:
-                            break
-                        ch = _new_node(child, stats, meta, node, c)
-                    play(w, c)
-                    node = ch
-                    path[depth] = node
-                    depth += 1
-                    continue
-                lg = root_mask if node == 0 else legal(w)
-                untried = 0
-                best = -1
-                best_u = -1e300
-                m = lg
-                while m:
-                    c = lowest(m)
-                    m ^= 1 << c
-                    ch = child[52 * node + c]
-                    if ch < 0:
-                        untried |= 1 << c
-                        continue
-                    o = TREE_STATS * ch
-                    stats[o + 1] += 1.0
-                    nv = stats[o]
-                    u = stats[o + 2 + seat] / nv + cexp * (_log(stats[o + 1]) / nv) ** 0.5
-                    if u > best_u:
-                        best_u = u
-                        best = c
-                if untried and meta[0] < meta[1]:
-                    c = policy(w)
-                    if not (untried >> c) & 1:
-                        c = random_card(w, untried)
-                    nn = _new_node(child, stats, meta, node, c)
-                    if node == 0:
-                        first = c
-                    play(w, c)
-                    path[depth] = nn
-                    depth += 1
-                    break
-                if best < 0:  # a full tree: the rest by the policy
-                    break
-                if node == 0:
-                    first = best
-                node = child[52 * node + best]
-                play(w, best)
-                path[depth] = node
-                depth += 1
-            v = finish(w, work[4:], t)
-            hands += 1
-            for k in range(4):
-                vals[k] = utility(w, k, t.totals, t.target, wgame, t.gtab)
-            vals[me] = v
-            mine = v if wgame == 0.0 else float(w[I_PTS + me])
-            for d in range(depth):
-                o = TREE_STATS * path[d]
-                stats[o] += 1.0
-                for k in range(4):
-                    stats[o + 2 + k] += vals[k]
-                stats[o + 6] += mine
-            if per_tree:
-                continue
-            for j in range(n_cards):
-                if cards[j] == first:
-                    t.value[j] += v
-                    t.tricks[j] += mine
-                    t.weight[2 + j] += 1.0
-        if per_tree:
-            for j in range(n_cards):
-                ch = child[cards[j]]
-                if ch >= 0:
-                    o = TREE_STATS * ch
-                    t.value[j] += stats[o + 2 + me] / stats[o]
-                    t.tricks[j] += stats[o + 6] / stats[o]
-                    t.weight[2 + j] += stats[o]
-        t.weight[0] += 1.0
-    return hands

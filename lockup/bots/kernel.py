@@ -4,8 +4,10 @@
 the cards the seat has not seen to the other seats among the deals that agree with
 everything the seat knows (cards played, lost cards, hand sizes, voids shown), uniformly
 or weighted by how well each deal explains the other seats' plays (:func:`history`),
-plays each legal card in every sampled deal and rolls the hand out with the ``normal``
-level's rules for all four seats.
+plays each legal card in every sampled deal and rolls the hand out: by the ``normal``
+level's rules, or (``see``) for the searching seat and the seats those rules do not
+explain by a club-aware policy that reads the sampled deal; ``rec`` searches the seat's
+first decisions of each rollout again (recursive PIMC).
 
 The work is done by :mod:`lockup.bots._kernel`, compiled by numba when it is installed
 (``cache=True``: the first run on a machine compiles for 10-20 s, later processes load
@@ -19,7 +21,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,23 +89,6 @@ def to_array(km: ModuleType, values: list[Any], dtype: str = "int64") -> Any:
     return np.array(values, dtype=dtype)
 
 
-def filled(km: ModuleType, n: int, value: Any, dtype: str = "int64") -> Any:
-    """``n`` copies of ``value`` as the kernel ``km`` wants them (see :func:`to_array`),
-    without a Python list in between for the compiled one."""
-    if km is _plain:
-        return [value] * n
-    import numpy as np
-
-    return np.full(n, value, dtype=dtype)
-
-
-def win_table(km: ModuleType, view: SeatView) -> Any:
-    """The chance-to-win table for the hand ``view`` is in (see ``gwin``)."""
-    from .winchance import win_chances
-
-    return win_chances(km, tuple(view.totals), view.rules.target)
-
-
 class Tables(NamedTuple):
     """Everything :func:`lockup.bots._kernel.pimc` and :func:`~lockup.bots._kernel.fit` read
     besides the position and scratch space, in one argument: lists for the plain kernel,
@@ -113,7 +97,7 @@ class Tables(NamedTuple):
     The first seven are the deal sampler's (:func:`lockup.bots._kernel.sample_hidden`,
     from :func:`lockup.bots.sampling.deal_tables`), the next five the other seats' past
     plays (:func:`lockup.bots._kernel.likelihood`, from :func:`history`), then the search's
-    candidates and value, then its accumulators (written to).
+    candidates and value, then its accumulators and scratch (written to).
     """
 
     seats: Any
@@ -152,9 +136,6 @@ class Tables(NamedTuple):
     """The game's target (R16)."""
     wgame: float
     """Weight of the game term of :func:`lockup.bots._kernel.utility`."""
-    gtab: Any
-    """Each seat's chance to win the game for each way this hand's points fall
-    (:func:`lockup.bots.winchance.win_chances`), or one value: the smooth estimate."""
     use_chain: int
     """1 to sample deals by the Metropolis chain, 0 for independent uniform draws."""
     value: Any
@@ -163,51 +144,20 @@ class Tables(NamedTuple):
     """Accumulated tricks per candidate."""
     weight: Any
     """``[deals sampled, the chain's current likelihood]``."""
-    tt_key: Any
-    """The endgame solver's transposition table (:func:`lockup.bots._kernel.solve`): keys,
-    a power of two of them, ..."""
-    tt_val: Any
-    """... and per key the lower and upper bounds of the value."""
-    sf: Any
-    """The solver's own stack: five numbers a ply (bounds, best value so far) ..."""
-    si: Any
-    """... and four integers (cards left to try, table key and slot, whose ply)."""
-    rc_key: Any
-    """The recursive search's cache (:func:`lockup.bots._kernel.rec_card`, ``rcache``): keys
-    (:func:`lockup.bots._kernel.info_key`, -1 empty), one slot when off, ..."""
-    rc_card: Any
-    """... and per key the card searched for it; with ``rcache=2`` ..."""
-    rc_sum: Any
-    """... each key's summed values, 52 a key (by card), which every later visit adds a deal
-    to (one slot when ``rcache`` is not 2)."""
+    sums: Any
+    """Scratch for :func:`lockup.bots._kernel.rec_card`: its summed values, by card (52)."""
 
 
-DEFAULT_POLICY = {
-    "risk": 600,
-    "clean_last": 1,
-    "void_lead": 0,
-    "duck": 1,
-    "duckme": 1,
-    "lead_low": 0,
-    "riskme": -1,
-    "lead_lowme": -1,
-}
-"""The settings of the rule-based policy (:func:`lockup.bots._kernel.policy`): ``risk`` in
-thousandths, ``clean_last`` and ``void_lead`` 0 or 1, ``duck`` the clubs in a trick that
-make a seat duck, ``duckme`` the same for the searching seat in the expert's rollouts,
-``lead_low`` 1 to lead low from the shortest suit when no master is worth cashing (0:
-the top of the longest suit, as the tips say); ``riskme`` and ``lead_lowme`` are
-``risk`` and ``lead_low`` for the searching seat (-1: the same). These are the ``normal`` level's; the
-expert rolls out with :data:`ROLLOUT_POLICY`."""
+DEFAULT_POLICY = {"risk": 600, "duck": 1, "lead_low": 0}
+"""The settings of the rule-based policy (:func:`lockup.bots._kernel.policy`): ``risk``
+the club risk worth taking for a trick, in thousandths, ``duck`` the clubs in a trick
+that make a seat duck, ``lead_low`` 1 to lead low from the shortest suit when no master
+is worth cashing (0: the top of the longest suit, as the tips say). These are the
+``normal`` level's (its ``risk`` option sets the first) and the rollouts'."""
 
-ROLLOUT_POLICY = {**DEFAULT_POLICY, "duckme": 13, "riskme": 900, "lead_lowme": 1}
-"""The expert's rollout policy (issue 13): the other seats play the ``normal`` rules (the
-model its inference also uses), its own seat plays them made bolder: it takes a trick
-that holds clubs when it can (a point is worth the lock), accepts more risk of a club,
-and leads low from the shortest suit. That bolder policy alone beats ``normal`` by about
-0.3 tricks a hand (docs/bots.md, Strength). Since issue 24 the expert's own seat, and the
-seats the ``normal`` rules do not explain, play :func:`lockup.bots._kernel.see_card`
-instead (its option ``see=3``); these settings serve ``see=0``."""
+MCMC = (50, 30, 4)
+"""The sampling chain's settings: a fresh chain every this many deals, the swaps before
+its first deal, the swaps between deals (see :func:`search`)."""
 
 
 def check_policy(options: dict[str, Any]) -> dict[str, int]:
@@ -220,17 +170,7 @@ def check_policy(options: dict[str, Any]) -> dict[str, int]:
             v = int(v)
         if not isinstance(v, int):
             raise ValueError(f"{k} must be a whole number, not {v!r}")
-        lo, hi = (
-            (0, 1000)
-            if k == "risk"
-            else (-1, 1000)
-            if k == "riskme"
-            else (-1, 1)
-            if k == "lead_lowme"
-            else (0, 1)
-            if k in ("clean_last", "void_lead", "lead_low")
-            else (1, 13)
-        )
+        lo, hi = {"risk": (0, 1000), "duck": (1, 13), "lead_low": (0, 1)}[k]
         if not lo <= v <= hi:
             raise ValueError(f"{k} must be from {lo} to {hi}, not {v!r}")
         out[k] = v
@@ -238,7 +178,7 @@ def check_policy(options: dict[str, Any]) -> dict[str, int]:
 
 
 def view_state(
-    view: SeatView, km: ModuleType, policy: dict[str, int], *, seed: int = 1, eps: int = 0
+    view: SeatView, km: ModuleType, policy: dict[str, int], *, seed: int = 1
 ) -> list[int]:
     """The kernel state of ``view``'s position: the seat's own hand, the others' empty."""
     st = [0] * km.STATE_SIZE
@@ -264,7 +204,6 @@ def view_state(
     for i in range(4):
         voids |= (view.voids[i] & 15) << (4 * i)
     st[km.I_VOIDS] = voids
-    st[km.I_EPS] = eps
     st[km.I_RNG] = (seed & 0xFFFFFFFF) or 0x9E3779B9
     return st
 
@@ -273,14 +212,8 @@ def _set_params(st: list[int], view: SeatView, km: ModuleType, policy: dict[str,
     st[km.I_ANY] = int(view.rules.picture_exception == "any-club")
     st[km.I_UPF] = int(view.rules.lock_discards == "upfront")
     st[km.I_DUCK] = policy["duck"]
-    st[km.I_DUCKME] = policy["duckme"]
-    st[km.I_ME] = view.seat
     st[km.I_RISK] = policy["risk"]
-    st[km.I_CLEANLAST] = policy["clean_last"]
-    st[km.I_VOIDLEAD] = policy["void_lead"]
     st[km.I_LEADLOW] = policy["lead_low"]
-    st[km.I_RISKME] = policy["riskme"]
-    st[km.I_LEADLOWME] = policy["lead_lowme"]
     for i in range(4):
         st[km.I_TOT + i] = view.totals[i]
     st[km.I_TARGET] = view.rules.target
@@ -400,10 +333,6 @@ def history(
     return rows, adds, cards
 
 
-TT_SIZE = 1 << 15
-"""Entries of the endgame solver's transposition table (a power of two)."""
-
-
 def interchangeable(view: SeatView) -> dict[Card, Card]:
     """For each legal card of ``view``, the card that stands for it in a search: cards of
     one suit with no card between them that another seat may still play (an unseen card,
@@ -439,30 +368,6 @@ FIT_TOLERANCE = 0.15
 """... and the share of them the rules may fail to explain before they are ignored."""
 
 
-TREE_NODES = 1 << 17
-"""Nodes the tree search (``tree``) may grow to in one move (about 30 MB, kept per thread)."""
-
-_buffers = threading.local()
-
-
-def _tree_buffers(km: ModuleType) -> tuple[Any, Any]:
-    """This thread's tree arrays for kernel ``km`` (made once: the search resets what it
-    uses). One search at a time in a thread: :func:`search` runs a position to the end
-    before it returns."""
-    key = "jit" if km is not _plain else "plain"
-    got = getattr(_buffers, key, None)
-    if got is None:
-        cap = TREE_NODES if km is not _plain else TREE_NODES // 16
-        if km is _plain:
-            got = ([-1] * (52 * cap), [0.0] * (km.TREE_STATS * cap))
-        else:
-            import numpy as np
-
-            got = (np.full(52 * cap, -1, dtype=np.int32), np.zeros(km.TREE_STATS * cap))
-        setattr(_buffers, key, got)
-    return got
-
-
 @dataclass
 class SearchResult:
     """What :func:`search` found: per candidate card, its mean value and mean tricks."""
@@ -477,19 +382,12 @@ class SearchResult:
     hands: int
     """Hands simulated (rollouts): iterations times candidate cards."""
     seconds: float
-    visits: list[float] | None = None
-    """Per candidate, the tree search's visits (None for the flat search)."""
     fit: list[tuple[int, int]] | None = None
     """Per seat, this hand's (plays with a choice, plays the ``normal`` rules would not
     make) in the deal that explains the seat best (None: not judged)."""
 
     def best(self) -> Card:
-        """The card of highest value (the lowest card number on ties); after a tree search,
-        the most visited."""
-        if self.visits is not None:
-            v = self.visits
-            i = max(range(len(self.cards)), key=lambda k: (v[k], self.value[k], -self.cards[k]))
-            return self.cards[i]
+        """The card of highest value (the lowest card number on ties)."""
         i = max(range(len(self.cards)), key=lambda k: (self.value[k], -self.cards[k]))
         return self.cards[i]
 
@@ -507,25 +405,12 @@ class Position:
         *,
         seed: int,
         wgame: float = 0.0,
-        eps: int = 0,
         jit: bool | None = None,
-        policy: dict[str, int] | None = None,
         lam: float = 1.0,
-        mcmc: tuple[int, int, int] = (50, 30, 4),
-        solve: int = 0,
-        smode: int = 0,
         merge: bool = False,
-        adapt: bool = False,
-        tree: int = 0,
-        cexp: float = 1.0,
-        tmode: int = 0,
-        learn: int = 0,
-        see: int = 0,
-        see_duck: int = 2,
-        rec: tuple[int, int, int] = (0, 8, 1),
+        see: bool = False,
+        rec: int = 0,
         prior: Sequence[tuple[int, int]] | None = None,
-        gwin: bool = False,
-        rcache: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -534,16 +419,11 @@ class Position:
         self.view = view
         me = view.seat
         self.me = me
-        pol = check_policy(policy or {})
-        st = view_state(view, km, pol, seed=seed, eps=eps)
-        st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = mcmc
-        st[km.I_SOLVE] = solve
-        st[km.I_SMODE] = smode
-        st[km.I_LEARN] = (0, 1 << me, 15, 0)[learn]
-        st[km.I_SEE] = (0, 1 << me, 15, 1 << me)[see]
-        st[km.I_SEEDUCK] = see_duck
-        st[km.I_REC], st[km.I_RECN] = rec[0], rec[1]
-        st[km.I_RECSEATS] = (0, 1 << me, 15)[rec[2]]
+        pol = check_policy({})
+        st = view_state(view, km, pol, seed=seed)
+        st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = MCMC
+        st[km.I_SEE] = (1 << me) if see else 0
+        st[km.I_REC] = rec
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
         n_hist = len(rows)
@@ -565,7 +445,6 @@ class Position:
         same: see :func:`interchangeable`)."""
         self.cards = sorted(set(self.rep.values()))
         n = len(self.cards)
-        tt = TT_SIZE if solve else 1
         self.lam = float(lam)
         self.tables = Tables(
             seats=to_array(km, deal.seats),
@@ -586,20 +465,13 @@ class Position:
             totals=to_array(km, list(view.totals)),
             target=view.rules.target,
             wgame=float(wgame),
-            gtab=win_table(km, view) if gwin and wgame else to_array(km, [0.0], "float64"),
             use_chain=int(self.lam < 1.0 and n_hist > 0),
             value=to_array(km, [0.0] * n, "float64"),
             tricks=to_array(km, [0.0] * n, "float64"),
-            weight=to_array(km, [0.0, 1.0] + [0.0] * n, "float64"),
-            tt_key=to_array(km, [-1] * tt),
-            tt_val=to_array(km, [0.0] * (2 * tt), "float64"),
-            sf=to_array(km, [0.0] * (5 * km.SOLVE_ROWS), "float64"),
-            si=to_array(km, [0] * (4 * km.SOLVE_ROWS)),
-            rc_key=filled(km, km.RC_SIZE if rcache else 1, -1),
-            rc_card=filled(km, km.RC_SIZE if rcache else 1, 0),
-            rc_sum=filled(km, 52 * km.RC_SIZE if rcache == 2 else 1, 0.0, "float64"),
+            weight=to_array(km, [0.0, 1.0], "float64"),
+            sums=to_array(km, [0.0] * 52, "float64"),
         )
-        n_rows = 4 + (km.SOLVE_ROWS if solve or rec[0] else 0) + (2 if rec[0] else 0)
+        n_rows = 4 + (2 if rec else 0)
         if km is _plain:
             self.work: Any = [[0] * km.STATE_SIZE for _ in range(n_rows)]
         else:
@@ -608,13 +480,7 @@ class Position:
             self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
-        self.per_deal = tree
-        self.cexp = cexp
-        self.tmode = tmode
-        self._tree: tuple[Any, Any, Any, Any] | None = None
-        self.adapt = adapt
         self.see = see
-        self.learn = learn
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -657,12 +523,8 @@ class Position:
                 n, m = n + prior[s][0], m + prior[s][1]
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
-                if self.adapt:  # not a normal player: roll it out as bold as itself
-                    self.base[km.I_BOLD] |= 1 << s
-                if self.see == 3:  # ... or clairvoyantly, as itself
+                if self.see:  # not a normal player: roll it out clairvoyantly, as itself
                     self.base[km.I_SEE] |= 1 << s
-                if self.learn == 3:  # ... or by the policy learned in self-play
-                    self.base[km.I_LEARN] |= 1 << s
         if self.tables.use_chain:
             chain = any(self.lams[s] < 1.0 for s in range(4))
             self.tables = self.tables._replace(use_chain=int(chain))
@@ -671,78 +533,19 @@ class Position:
         """Sample ``iterations`` more deals (results accumulate)."""
         if iterations <= 0:
             return
-        if self.per_deal:
-            self._grow(iterations)
-        else:
-            self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
+        self.hands += self.km.pimc(self.base, self.work, self.tables, iterations)
         self.iterations += iterations
-
-    def narrow(self, keep: Sequence[Card], rec: int) -> None:
-        """Search only the cards of ``keep`` (some of :attr:`cards`) from now on, the first
-        ``rec`` decisions of the rollouts' searching seats chosen by a search of their own
-        (``rec`` of :func:`search`, with the deals and seats this position was made with).
-        The means start afresh (:attr:`iterations` too); the deals go on where they were.
-        Raises :class:`ValueError` when ``keep`` holds none of the candidates."""
-        km = self.km
-        wanted = set(keep)
-        cards = [c for c in self.cards if c in wanted]
-        if not cards:
-            raise ValueError(f"none of {sorted(wanted)} is a candidate card here")
-        if rec:
-            rows = 4 + km.SOLVE_ROWS + 2
-            if len(self.work) < rows:
-                if km is _plain:
-                    self.work.extend([0] * km.STATE_SIZE for _ in range(rows - len(self.work)))
-                else:
-                    import numpy as np
-
-                    grown = np.zeros((rows, km.STATE_SIZE), dtype=np.int64)
-                    grown[: len(self.work)] = self.work
-                    self.work = grown
-        self.base[km.I_REC] = rec
-        self.cards = cards
-        self.rep = {c: r for c, r in self.rep.items() if r in wanted}
-        self.all_cards = [c for c in self.all_cards if c in self.rep]
-        n = len(cards)
-        chain_weight = float(self.tables.weight[1])
-        self.tables = self.tables._replace(
-            cards=to_array(km, cards),
-            n_cards=n,
-            value=to_array(km, [0.0] * n, "float64"),
-            tricks=to_array(km, [0.0] * n, "float64"),
-            weight=to_array(km, [0.0, chain_weight] + [0.0] * n, "float64"),
-        )
-        self.iterations = 0
-
-    def _grow(self, deals: int) -> None:
-        """The tree search (``tree``): ``deals`` more sampled deals, ``per_deal`` descents
-        of the tree in each (:func:`lockup.bots._kernel.ismcts`)."""
-        km = self.km
-        if self._tree is None:
-            child, stats = _tree_buffers(km)
-            for c in range(52):
-                child[c] = -1
-            meta = to_array(km, [1, len(child) // 52, int(self.cexp * 1000), self.tmode])
-            self._tree = (child, stats, meta, to_array(km, [0] * 64))
-        child, stats, meta, path = self._tree
-        self.hands += km.ismcts(
-            self.base, self.work, self.tables, child, stats, meta, path, deals, self.per_deal
-        )
 
     def result(self, seconds: float = 0.0) -> SearchResult:
         """Means over the deals sampled so far."""
         t = self.tables
         at = {c: i for i, c in enumerate(self.cards)}
         idx = [at[self.rep[c]] for c in self.all_cards]
-        if self.per_deal and self.tmode != 1:
-            ns = [float(t.weight[2 + i]) for i in idx]
-        else:  # flat, or a tree per deal: every deal gives every candidate one value
-            ns = [float(t.weight[0]) for i in idx]
+        n = float(t.weight[0]) or 1.0
         return SearchResult(
             cards=list(self.all_cards),
-            value=[float(t.value[i]) / (n or 1.0) for i, n in zip(idx, ns, strict=True)],
-            tricks=[float(t.tricks[i]) / (n or 1.0) for i, n in zip(idx, ns, strict=True)],
-            visits=[float(t.weight[2 + i]) for i in idx] if self.per_deal else None,
+            value=[float(t.value[i]) / n for i in idx],
+            tricks=[float(t.tricks[i]) / n for i in idx],
             iterations=self.iterations,
             hands=int(self.hands),
             seconds=seconds,
@@ -757,75 +560,32 @@ def search(
     time_limit: float | None = None,
     seed: int = 0,
     wgame: float = 0.0,
-    eps: int = 0,
     jit: bool | None = None,
     min_iterations: int = 1,
-    policy: dict[str, int] | None = None,
     lam: float = 1.0,
-    mcmc: tuple[int, int, int] = (50, 30, 4),
-    solve: int = 0,
-    smode: int = 0,
     merge: bool = False,
-    adapt: bool = False,
-    tree: int = 0,
-    cexp: float = 1.0,
-    tmode: int = 0,
-    learn: int = 0,
-    see: int = 0,
-    see_duck: int = 2,
-    rec: tuple[int, int, int] = (0, 8, 1),
+    see: bool = False,
+    rec: int = 0,
     prior: Sequence[tuple[int, int]] | None = None,
-    gwin: bool = False,
-    narrow: int = 0,
-    narrow_share: float = 0.25,
-    rcache: int = 0,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
     Budget: ``iterations`` sampled deals, or as many as fit in ``time_limit`` seconds (at
     least ``min_iterations``), or whichever ends first when both are given. With an
     iteration budget only, the result depends only on the view and ``seed``. ``wgame``
-    weighs the game term of the utility (0: tricks only); ``eps`` makes the rollout policy
-    play a random card once in ``eps`` decisions (0: never); ``policy`` sets the rollout
-    policy (:data:`DEFAULT_POLICY`). ``lam`` below 1 samples deals from a Metropolis chain
-    that discounts each past play a deal fails to explain by ``lam``; ``mcmc`` is the
-    chain's (restart, burn-in, steps between deals). ``solve`` above 0 plays each
-    rollout's last ``solve`` tricks exactly (:func:`lockup.bots._kernel.solve`: alpha-beta
-    on the sampled deal; ``smode`` 0 the others minimise the seat's value, 1 they play the
-    rollout policy); ``merge`` searches interchangeable cards once
-    (:func:`interchangeable`); ``adapt`` rolls out a seat whose plays the policy fails to
-    explain (see ``lam``) by the searching seat's own settings (``duckme``, ``riskme``,
-    ``lead_lowme``) instead. ``tree`` above 0 searches deeper than one card: each sampled
-    deal is played ``tree`` times down one tree of the cards played from here, every seat
-    choosing by an upper confidence bound on its own value (exploration constant
-    ``cexp``), the rest of the hand rolled out as above (:func:`lockup.bots._kernel.ismcts`);
-    the result then also gives each card's visits, and its best card is the most visited.
-    ``learn`` 1 rolls the searching seat out by the learned policy
-    (:func:`lockup.bots._kernel.learned`) instead of the rules, 2 every seat, 3 every
-    seat whose plays the ``normal`` rules fail to explain (as ``adapt``). ``see`` 1
-    rolls the searching seat out by the clairvoyant club-aware policy
-    (:func:`lockup.bots._kernel.see_card`: it reads every hand of the sampled deal), 2
-    every seat (before ``learn``), 3 the searching seat and every seat whose plays the
-    ``normal`` rules fail to explain (as ``adapt``); ``see_duck`` is the clubs that make it
-    duck. ``rec`` is (decisions, deals, seats): in each rollout the first ``decisions``
-    of the searching seat (seats 1) or of every seat (seats 2) are chosen by a small
-    search of their own over ``deals`` deals that seat cannot tell apart
-    (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level); 0 decisions: none.
-    ``rcache`` 1 makes that search once per state of the deciding seat's knowledge and
-    replays its card wherever the seat knows the same (one strategy over all the deals,
-    and fewer searches); 2 keeps each state's sums and adds one deal to them at every
-    later visit, the card of highest sum played (the decision sharpens where it recurs).
-    ``prior`` is, per seat, (plays with a choice, plays the ``normal`` rules would not
-    make) in earlier hands of the game, added to this hand's when judging whether the rules
-    explain a seat (``lam`` below 1; :attr:`SearchResult.fit` gives this hand's).
-    ``gwin`` makes the game term each seat's chance to win the game, played forward from
-    the points of self-play (:mod:`lockup.bots.winchance`), instead of a smooth estimate
-    from the gap to the leader. ``narrow`` above 0, with ``rec``, searches in two
-    phases: first every card by the flat search (``rec`` off), for ``narrow_share`` of
-    ``time_limit`` (or ``iterations`` deals), then only the ``narrow`` cards of highest
-    value with ``rec``, for the rest of the time (or ``iterations`` deals more); the result
-    then holds only those cards, with the second phase's means (where no more than
-    ``narrow`` cards are candidates, only the second phase runs).
+    weighs the game term of the utility (0: tricks only). ``lam`` below 1 samples deals
+    from a Metropolis chain (:data:`MCMC`) that discounts each past play of another seat
+    a deal fails to explain by ``lam``, a seat whose plays the ``normal`` rules often fail
+    to explain not counted (its ``lam`` set to 1); ``prior`` is, per seat, (plays with a
+    choice, plays the rules would not make) in earlier hands of the game, added to this
+    hand's for that judgement (:attr:`SearchResult.fit` gives this hand's). ``merge``
+    searches interchangeable cards once (:func:`interchangeable`). Rollouts play every
+    seat by the ``normal`` rules (:data:`DEFAULT_POLICY`); with ``see``, the searching seat
+    and every seat the rules fail to explain play the club-aware policy that reads the
+    sampled deal (:func:`lockup.bots._kernel.see_card`). ``rec`` above 0: in each
+    rollout, the searching seat's first ``rec`` decisions are chosen by a small search of
+    their own over deals that seat cannot tell apart
+    (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level).
     """
     if iterations is None and time_limit is None:
         raise ValueError("give iterations or time_limit")
@@ -833,47 +593,12 @@ def search(
         raise ValueError(f"iterations must be at least 1, not {iterations!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
-    if narrow and tree:
-        raise ValueError("narrow works with the flat search only (tree=0)")
     start = time.perf_counter()
     pos = Position(
-        view,
-        seed=seed,
-        wgame=wgame,
-        eps=eps,
-        jit=jit,
-        policy=policy,
-        lam=lam,
-        mcmc=mcmc,
-        solve=solve,
-        smode=smode,
-        merge=merge,
-        adapt=adapt,
-        tree=tree,
-        cexp=cexp,
-        tmode=tmode,
-        learn=learn,
-        see=see,
-        see_duck=see_duck,
-        rec=(0, rec[1], rec[2]) if narrow > 0 and rec[0] > 0 else rec,
-        prior=prior,
-        gwin=gwin,
-        rcache=rcache,
+        view, seed=seed, wgame=wgame, jit=jit, lam=lam, merge=merge, see=see, rec=rec, prior=prior
     )
-    begun = start
-    if narrow > 0 and rec[0] > 0:
-        if len(pos.cards) > narrow:
-            share = None if time_limit is None else start + time_limit * narrow_share
-            _spend(pos, start, share, iterations, min_iterations)
-            flat = pos.result()
-            order = sorted(range(len(flat.cards)), key=lambda k: (-flat.value[k], flat.cards[k]))
-            ranked = list(dict.fromkeys(pos.rep[flat.cards[k]] for k in order))
-            pos.narrow(ranked[:narrow], rec[0])
-            begun = time.perf_counter()
-        else:
-            pos.narrow(pos.cards, rec[0])
     deadline = None if time_limit is None else start + time_limit
-    _spend(pos, begun, deadline, iterations, min_iterations)
+    _spend(pos, start, deadline, iterations, min_iterations)
     return pos.result(time.perf_counter() - start)
 
 

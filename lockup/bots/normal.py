@@ -28,33 +28,18 @@ from .kernel import check_policy, kernel, view_state
 class NormalBot(Bot):
     """The rule-based player described in the module; deterministic, no search.
 
-    Options: ``risk`` (0..1, default 0.6), the chance of a club landing on a trick it is
+    Option: ``risk`` (0..1, default 0.6), the chance of a club landing on a trick it is
     willing to take when it could hold back; it grows by 0.15 while another seat is
-    locked and by 0.2 when this hand can reach the target. ``clean_last`` (default True):
-    from the last seat take a clean trick rather than shed a picture club. ``void_lead``
-    (default False): early in the hand, lead a low singleton to make a void. ``seed`` is
-    accepted for the common interface; the bot uses no randomness.
+    locked and by 0.2 when this hand can reach the target. ``seed`` is accepted for the
+    common interface; the bot uses no randomness.
     """
 
     name = "normal"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        risk: float = 0.6,
-        clean_last: bool = True,
-        void_lead: bool = False,
-    ) -> None:
+    def __init__(self, seed: int | None = None, *, risk: float = 0.6) -> None:
         if isinstance(risk, bool) or not isinstance(risk, int | float) or not 0 <= risk <= 1:
             raise ValueError(f"risk must be between 0 and 1, not {risk!r}")
-        self.policy = check_policy(
-            {
-                "risk": round(risk * 1000),
-                "clean_last": bool(clean_last),
-                "void_lead": bool(void_lead),
-            }
-        )
+        self.policy = check_policy({"risk": round(risk * 1000)})
         self._km = kernel(False)  # one decision: plain Python is fast enough
 
     def choose(self, view: SeatView) -> Card:

@@ -34,8 +34,9 @@ def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Bot:
     """A new bot of level ``name``; ``seed`` makes it deterministic (with an iteration budget).
 
     ``options`` go to the level: ``expert`` and ``master`` take ``iterations``,
-    ``time_limit``, ``wgame``, ``eps`` and the search's other options (docs/bots.md); ``normal`` takes ``risk``; ``easy`` takes ``noise``. An unknown level or
-    option raises :class:`ValueError`.
+    ``time_limit``, ``wgame``, ``rec`` and ``jit`` (docs/bots.md); ``normal`` takes
+    ``risk``; ``easy`` takes ``noise``. An unknown level or option raises
+    :class:`ValueError`.
     """
     try:
         factory = LEVELS[name]
