@@ -42,9 +42,12 @@ _LAYERS = {
     "serve": "lockup.server.cli",
     "db": "lockup.server.dbcli",
     "play": "lockup.tui.cli",
+    "login": "lockup.tui.cli",
+    "logout": "lockup.tui.cli",
     "analyse": "lockup.analysis.cli",
 }
-"""Sub-commands of the layers above the engine, and the module that registers each."""
+"""Sub-commands of the layers above the engine, and the module that registers each (a
+module registers all of its sub-commands at once: ``play``, ``login`` and ``logout``)."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -63,10 +66,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("file", help="the record file, or - for standard input")
     p.set_defaults(func=_replay)
 
-    for name, mod_name in _LAYERS.items():
-        if only is None or only == name:
-            mod = importlib.import_module(mod_name)
-            mod.register(sub)
+    wanted = [m for name, m in _LAYERS.items() if only is None or only == name]
+    for mod_name in dict.fromkeys(wanted):
+        mod = importlib.import_module(mod_name)
+        mod.register(sub)
     return parser
 
 

@@ -5,8 +5,11 @@ both rate a table of four with :func:`rate_table`; docs/ratings.md says what is 
 
 - A **subject** is what carries a rating: a person (the player token) or a computer level
   (``computer:normal``, see :func:`computer_subject`), or, in the arena, a bot spec.
-- A table's four seats are four teams of one, ranked by their final points (most points
-  first; equal points share a rank, as openskill's ``ranks`` allow).
+- A table's seats are teams of one, ranked by their final points (most points first;
+  equal points share a rank, as openskill's ``ranks`` allow). A seat may be left out (its
+  subject None: the server leaves guests out) and seats may be ranked last whatever their
+  points (the server ranks so a person who abandoned the game); several such seats tie
+  for last.
 - Two or more seats of one subject at one table (three Normal computers against a
   person) are each rated from the same prior, the subject's rating before the game; the
   subject's new rating is the mean of its seats' new ``mu`` and the mean of their new
@@ -18,7 +21,7 @@ both rate a table of four with :func:`rate_table`; docs/ratings.md says what is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
@@ -32,6 +35,10 @@ Z = 3.0
 COMPUTER = "computer:"
 """The prefix of a computer level's subject."""
 
+PROVISIONAL_GAMES = 10
+"""A person's rating is provisional until this many rated games: the leaderboard lists
+them from then on (computer levels are listed from their first)."""
+
 MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
 """The model every rating goes through (openskill's defaults otherwise: beta, tau)."""
 
@@ -39,6 +46,11 @@ MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
 def shown(mu: float, sigma: float) -> float:
     """The rating shown to people: openskill's ordinal, ``mu - 3 * sigma``."""
     return mu - Z * sigma
+
+
+def provisional(games: int) -> bool:
+    """Whether a person's rating after ``games`` rated games is still provisional."""
+    return games < PROVISIONAL_GAMES
 
 
 def computer_subject(level: str) -> str:
@@ -79,42 +91,58 @@ class SeatChange:
 
 @dataclass(frozen=True)
 class TableResult:
-    """A rated table: each seat's change and each subject's new rating (for a subject of
-    several seats, the mean of its seats' ``after``)."""
+    """A rated table: each rated seat's change (a seat left out has none) and each
+    subject's new rating (for a subject of several seats, the mean of its seats'
+    ``after``)."""
 
     seats: list[SeatChange]
     subjects: dict[str, Rating]
 
 
-def ranks_of(points: Sequence[float]) -> list[int]:
+def ranks_of(points: Sequence[float], last: Collection[int] = ()) -> list[int]:
     """Competition ranks of final points, 1 the best: ``[20, 12, 12, 7]`` gives
-    ``[1, 2, 2, 4]`` (more points rank higher; equal points share a rank)."""
-    return [1 + sum(1 for q in points if q > p) for p in points]
+    ``[1, 2, 2, 4]`` (more points rank higher; equal points share a rank). The seats in
+    ``last`` rank after all the others whatever their points, tied among themselves:
+    ``[20, 12, 12, 7]`` with ``last={0}`` gives ``[4, 1, 1, 3]``."""
+    ranked = [p for s, p in enumerate(points) if s not in last]
+    return [
+        len(ranked) + 1 if s in last else 1 + sum(1 for q in ranked if q > p)
+        for s, p in enumerate(points)
+    ]
 
 
 def rate_table(
-    subjects: Sequence[str], points: Sequence[float], ratings: Mapping[str, Rating]
+    subjects: Sequence[str | None],
+    points: Sequence[float],
+    ratings: Mapping[str, Rating],
+    last: Collection[int] = (),
 ) -> TableResult:
     """Rate one finished table: ``subjects[s]`` played seat ``s`` and ended with
     ``points[s]``; ``ratings`` holds the subjects' ratings before (a subject missing from
-    it starts new). Raises ValueError for tables of fewer than two seats or unequal
-    lengths."""
-    if len(subjects) != len(points) or len(subjects) < 2:
+    it starts new). A seat whose subject is None is left out (neither rated nor ranked);
+    the seats in ``last`` rank last whatever their points (:func:`ranks_of`). Raises
+    ValueError for unequal lengths or fewer than two seats rated."""
+    if len(subjects) != len(points):
         raise ValueError("a rated table needs a subject and points for each of its seats")
-    before = {s: ratings.get(s, Rating()) for s in subjects}
-    teams = [[MODEL.rating(mu=before[s].mu, sigma=before[s].sigma)] for s in subjects]
-    rated = MODEL.rate(teams, ranks=[float(r) for r in ranks_of(points)])
+    counted = [s for s, subject in enumerate(subjects) if subject is not None]
+    if len(counted) < 2:
+        raise ValueError("a rated table needs at least two seats rated")
+    who = {s: str(subjects[s]) for s in counted}
+    before = {subject: ratings.get(subject, Rating()) for subject in who.values()}
+    teams = [[MODEL.rating(mu=before[who[s]].mu, sigma=before[who[s]].sigma)] for s in counted]
+    ranks = ranks_of([points[s] for s in counted], {i for i, s in enumerate(counted) if s in last})
+    rated = MODEL.rate(teams, ranks=[float(r) for r in ranks])
     seats = [
         SeatChange(
             seat,
-            subject,
-            before[subject],
-            Rating(team[0].mu, team[0].sigma, before[subject].games + 1),
+            who[seat],
+            before[who[seat]],
+            Rating(team[0].mu, team[0].sigma, before[who[seat]].games + 1),
         )
-        for seat, (subject, team) in enumerate(zip(subjects, rated, strict=True))
+        for seat, team in zip(counted, rated, strict=True)
     ]
     after: dict[str, Rating] = {}
-    for subject in dict.fromkeys(subjects):
+    for subject in dict.fromkeys(who.values()):
         mine = [c.after for c in seats if c.subject == subject]
         after[subject] = Rating(
             sum(r.mu for r in mine) / len(mine),

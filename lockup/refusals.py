@@ -321,6 +321,8 @@ PROTOCOL_CODES: Final[dict[str, str]] = {
     "no-game": "no such game, or it was reloaded: send hello again",
     "not-your-game": "the game is not the player's",
     "unavailable": "the database (or the bus) cannot be reached just now",
+    "server-full": "the server carries as many players as it may: try again in "
+    "params.retry_after seconds (HTTP: 503 with Retry-After; a WebSocket: closed 1013)",
     "hint-busy": "a hint is already being worked out, or every hint worker is busy",
     "hint-unavailable": "the hint could not be computed",
     "server-error": "the server failed to handle the request",
@@ -336,7 +338,16 @@ PROTOCOL_CODES: Final[dict[str, str]] = {
     "game-under-way": "the game is not over yet",
     "too-many-rooms": "the player has as many public rooms open as allowed",
     "name-needed": "quick play needs a display name: the player has none and gave none",
-    "bad-name": "the display name given is not valid (1 to 24 characters, a letter or two)",
+    "quick-only": "a quick-play table's seats are given by quick play only: one may watch",
+    "same-address": "someone from the same address or browser sits at that quick-play table",
+    "bad-name": "a name given is not valid (1 to 24 characters, a letter or digit that shows,"
+    ' not a computer\'s); an account route says which in "why": blank, too-long, reserved',
+    "bad-password": 'a new password is too short or too long ("why": short, long, other)',
+    "bad-login": "an account's name and password do not match (which of them is not said)",
+    "name-taken": "an account has that name, or one that looks like it (by case or by look)",
+    "wrong-password": "the current password given to change it is not right",
+    "signed-out": "the request has no valid session: a guest (who plays unrated)",
+    "signed-in": "the browser is signed in already (or made an account just now)",
     "bad-option": "an option of a new game or room is not valid",
     "bad-request": "the body of the request is not what it must be",
     "bad-record": "an uploaded file is not a record that replays",
@@ -355,9 +366,15 @@ what it means."""
 PAGE_KEYS: Final[dict[str, str]] = {
     "analysis-busy": "review.busy",
     "no-hand-yet": "review.empty",
+    "bad-password": "account.err.password.other",
+    "bad-login": "account.err.bad-login",
+    "name-taken": "account.err.name-taken",
+    "wrong-password": "account.err.wrong-password",
+    "signed-out": "account.err.signed-out",
+    "signed-in": "account.err.signed-in",
 }
-"""The codes the page words under a key of their own (the review page's), not
-``err.<code>``."""
+"""The codes the page words under a key of their own (the review page's, the account
+page's), not ``err.<code>``."""
 
 
 def codes() -> list[str]:

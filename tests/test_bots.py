@@ -106,8 +106,9 @@ def test_levels_and_errors() -> None:
     for bad in ({"iterations": 0}, {"iterations": 2.5}, {"time_limit": -1}, {"time_limit": "1"}):
         with pytest.raises(ValueError):
             make_bot("expert", seed=1, **bad)
-    with pytest.raises(ValueError, match="unknown policy option"):
-        make_bot("expert", seed=1, iterations=5, bravery=3)
+    for gone in ({"bravery": 3}, {"eps": 6}, {"see": 0}, {"tree": 4}, {"gwin": True}):
+        with pytest.raises(ValueError, match="bad option"):
+            make_bot("expert", seed=1, iterations=5, **gone)
     with pytest.raises(ValueError, match="risk"):
         make_bot("normal", risk=2)
     with pytest.raises(ValueError, match="noise"):

@@ -6,7 +6,8 @@ of a real ``lockup serve`` with a short ``--quick-wait`` and random computers.
    person with no name is asked for one first; the game starts with a computer in the
    seat nobody came for, and pressing the button again lands in the same seat;
 2. one person alone sees the countdown tick down, then the game with three computers;
-3. leaving before the start goes back to the start page and closes the table;
+3. leaving before the start goes back to the start page and closes the table; someone
+   given a quick table's link is offered to watch it, never a seat;
 4. a drop mid-game: the others see the countdown to the computer (the server's
    ``--quick-grace``, short here) and then the computer playing; the person comes back
    with the same link and plays on.
@@ -56,15 +57,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         str(WAIT),
         "--quick-grace",
         str(GRACE),
+        # Each person's browser says where it is (X-Forwarded-For, see person()): quick
+        # play seats one person of an address at a table.
+        "--proxy-headers",
+        "--forwarded-allow-ips",
+        "127.0.0.1",
     )
     srv.start()
     yield srv
     srv.stop()
 
 
+ADDRESSES = (f"192.0.2.{i}" for i in range(1, 255))
+"""Where each person's browser is (a documentation range: a header's value, never
+reached)."""
+
+
 def person(browser: Any, server: Server, name: str, *, named: bool = True) -> Person:
-    """A person on the start page; ``named``: their display name is known already."""
+    """A person on the start page, at an address of their own; ``named``: their display
+    name is known already."""
     p = Person(browser, server, name)
+    p.ctx.set_extra_http_headers({"X-Forwarded-For": next(ADDRESSES)})
     if named:
         r = p.ctx.request.post(f"{server.url}/api/profile", data={"name": name})
         assert r.ok, r.text()
@@ -246,12 +259,44 @@ def test_leaving_before_the_start(browser: Any, server: Server) -> None:
         eve.close()
 
 
+# ------------------------------------------------------------------ 3b: the link seats nobody
+
+
+def test_a_quick_tables_link_lets_others_watch_not_sit(browser: Any, server: Server) -> None:
+    """Someone given a quick table's link is offered to watch, never a seat: the table's
+    seats are quick play's to give. The seated person's link returns them to their seat."""
+    hal = person(browser, server, "Hal")
+    ida = person(browser, server, "Ida")
+    try:
+        link = press(hal)
+        ida.page.goto(link)
+        ida.page.wait_for_selector("#room-watch-game")
+        status = ida.page.text_content("#room-status") or ""
+        assert "given by “Play people” only" in status, status
+        assert ida.page.locator("#dlg-room-join").count() == 0  # no seat offered
+        ida.page.click("#room-watch-game")
+        ida.page.wait_for_selector("body.watching")
+        wait_names(ida, ["Hal"])
+        seats = ida.page.locator("#room-seats li[data-kind=person]").count()
+        assert seats == 1 and ida.page.locator("#room-seats li.me").count() == 0
+        # Hal's own link, in a new tab: his seat.
+        again = hal.new_page()
+        again.goto(link)
+        again.wait_for_selector("#room-seats li.me")
+        assert again.get_attribute("#room-seats li.me", "data-seat") == "0"
+        assert hal.errors == [] and ida.errors == []
+    finally:
+        hal.close()
+        ida.close()
+
+
 # ------------------------------------------------------------------ 4: a drop mid-game
 
 
 def test_a_drop_during_quick_play(browser: Any, server: Server) -> None:
     """Gus closes his tab mid-game: Fay sees the countdown to the computer taking over,
-    then the computer playing for him; Gus opens his link again and plays on."""
+    then that Gus was gone too long and a computer plays his seat to the end (a quick
+    table is rated: the seat is not given back); Gus opens his link again and watches."""
     rng = random.Random(25)
     fay = person(browser, server, "Fay")
     gus = person(browser, server, "Gus")
@@ -267,23 +312,41 @@ def test_a_drop_during_quick_play(browser: Any, server: Server) -> None:
         left = int(chip.get_attribute("data-takeover") or "-1")
         assert re.fullmatch(r"A computer plays for Gus in \d+ s", chip.text_content() or "")
         assert 0 < left <= GRACE
-        # The grace ends: the seat says a computer plays for Gus, and it does.
-        fay.page.wait_for_selector(
-            f"#room-seats li[data-seat='{gus_seat}'] .tag.away", timeout=15_000
+        # The grace ends: Fay is told, the seat is the computer's, and it plays.
+        note = fay.page.locator("#room-note")
+        note.wait_for(timeout=15_000)
+        fay.page.wait_for_function(
+            "() => (document.querySelector('#room-note')?.textContent || '')"
+            ".includes('Gus was gone too long')",
+            timeout=15_000,
         )
-        play([fay], rng, until=lambda: gus_played_by_computer(fay), timeout=30)
+        fay.page.wait_for_selector(
+            f"#room-seats li[data-seat='{gus_seat}'][data-kind='computer']", timeout=15_000
+        )
+        play([fay], rng, until=lambda: played_after_abandon(fay, int(gus_seat or -1)), timeout=30)
+        # Gus comes back by his link: his seat is not his again; he may watch the table.
         gus.page = gus.new_page()
         gus.page.goto(link)
-        gus.page.wait_for_function(PLAYING)
-        assert gus.page.get_attribute("#room-seats li.me", "data-seat") == gus_seat
-        gus.clicked = None
-        play([fay, gus], rng, until=lambda: gus.clicked is not None, timeout=40)
-        gus.page.wait_for_function("(v) => Number(document.body.dataset.version) > v", arg=0)
+        gus.page.click("#room-watch-game", timeout=15_000)
+        gus.page.wait_for_selector("body.watching", timeout=15_000)
+        assert gus.page.locator("#room-seats li.me").count() == 0
         for p in (fay, gus):
             assert p.errors == [], p.errors
     finally:
         fay.close()
         gus.close()
+
+
+def played_after_abandon(fay: Person, seat: int) -> bool:
+    """Whether a card of ``seat`` has reached Fay's page after that seat was abandoned."""
+    abandoned = False
+    for f in fay.frames:
+        ev = f.get("event") or {}
+        if ev.get("kind") == "abandon" and ev.get("seat") == seat:
+            abandoned = True
+        elif abandoned and ev.get("kind") == "play" and ev.get("seat") == seat:
+            return True
+    return False
 
 
 def gus_played_by_computer(fay: Person) -> bool:

@@ -117,7 +117,7 @@ def _cycle() -> list[str] | None:
 
 def test_the_graph_sees_the_package() -> None:
     assert "lockup.server.app" in MODULES and "lockup.engine" in MODULES
-    assert "lockup.engine" in GRAPH["lockup.server.session.core"]
+    assert "lockup.engine" in GRAPH["lockup.server.session.game"]
     assert "lockup.server.store.rows" in GRAPH["lockup.server.store.writer"]
 
 

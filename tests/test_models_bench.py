@@ -1,4 +1,4 @@
-"""bench/models.py: how often each rollout model names the card a bot plays (issue 24)."""
+"""bench/models.py: how often each rollout model names the card a bot plays."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ import select
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -90,6 +91,7 @@ def test_no_server_there_without_a_terminal(tmp_path: Path) -> None:
     r = subprocess.run(
         [*LOCKUP, "play", "--server", url],
         cwd=tmp_path,
+        env={**os.environ, "LOCKUP_CONFIG_DIR": str(tmp_path / "config")},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -101,11 +103,17 @@ def test_no_server_there_without_a_terminal(tmp_path: Path) -> None:
 
 
 class Terminal:
-    """A ``lockup`` process on a pseudo-terminal (stdin, stdout and stderr)."""
+    """A ``lockup`` process on a pseudo-terminal (stdin, stdout and stderr).
 
-    def __init__(self, args: list[str], cwd: Path) -> None:
+    ``config``: its config folder (``LOCKUP_CONFIG_DIR``: where it keeps its player and
+    sign-in at each server); by default a new one under ``cwd``, so two terminals of one
+    test are two people, and no test touches the user's own folder."""
+
+    def __init__(self, args: list[str], cwd: Path, config: Path | None = None) -> None:
         master, slave = pty.openpty()
+        self.config = config or Path(tempfile.mkdtemp(prefix="config-", dir=cwd))
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "35"}
+        env["LOCKUP_CONFIG_DIR"] = str(self.config)
         self.proc = subprocess.Popen(
             [*LOCKUP, *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env=env
         )

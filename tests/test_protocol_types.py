@@ -303,7 +303,14 @@ def test_spectator_view_depends_on_nothing_hidden() -> None:
 # ---------------------------------------------------------------------- error codes
 
 # Calls whose string argument at this index is a code the server answers with.
-_CODE_ARGS = {"ProtocolError": 0, "_refuse": 4, "_send_json": 2, "_raw_response": 2, "api_error": 0}
+_CODE_ARGS = {
+    "ProtocolError": 0,
+    "AccountError": 0,
+    "_refuse": 4,
+    "_send_json": 2,
+    "_raw_response": 2,
+    "api_error": 0,
+}
 
 
 def codes_in_sources() -> dict[str, set[str]]:

@@ -2,8 +2,8 @@
 
 People asking within the wait are seated at one quick table; a table alone gets computers
 at its start time and its game starts (the room frame says playing, the game's state
-arrives over /ws); the fourth person starts it at once; pressing twice answers the same
-seat; leaving before the start frees the seat and the last leaver closes the table; the
+arrives over /ws); the fourth person's page opening starts it at once; pressing twice
+answers the same seat; leaving before the start frees the seat and the last leaver closes the table; the
 countdown (``starts_in``) decreases and is null once playing; no name, bad bodies and the
 limits are refused and change nothing; a quick table has no host powers; its start time
 is stored, so a server started again on the database still starts it.
@@ -42,9 +42,14 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield s
 
 
-def person(server: Server, address: str = "127.0.0.1") -> httpx.Client:
-    """A browser of its own (its own cookie once it has asked) at ``address``."""
-    transport = httpx.HTTPTransport(local_address=address)
+ADDRESSES = (f"127.0.{40 + i // 250}.{i % 250 + 2}" for i in range(10_000))
+"""Addresses of people of their own (one address holds one seat of a quick table)."""
+
+
+def person(server: Server, address: str | None = None) -> httpx.Client:
+    """A browser of its own (its own cookie once it has asked) at ``address`` (one of its
+    own unless given)."""
+    transport = httpx.HTTPTransport(local_address=address or next(ADDRESSES))
     return httpx.Client(base_url=server.url, transport=transport, timeout=30)
 
 
@@ -163,12 +168,34 @@ def test_one_alone_gets_computers_and_the_game_starts_with_the_countdown(
     assert (again["room"], again["seat"], again["starts_in"]) == (answer["room"], 0, 0)
 
 
-def test_the_fourth_person_starts_the_game_at_once(server: Server) -> None:
+def test_the_fourth_persons_page_starts_the_game_at_once(server: Server) -> None:
     people = [person(server) for _ in range(4)]
     answers = [seated(quick(p, f"P{i}")) for i, p in enumerate(people)]
     assert len({a["room"] for a in answers}) == 1
     assert [a["seat"] for a in answers] == [0, 1, 2, 3]
-    assert answers[3]["starts_in"] == 0
+    # Four seats given are not a full table until their pages have opened it.
+    assert answers[3]["starts_in"] > 0
+    assert room_of(people[0], answers[0])["status"] == "open"
+
+    async def go() -> float:
+        pages = [await connect(server, p) for p in people]
+        try:
+            for ws in pages[:3]:
+                await ws.send(json.dumps({"type": "hello", "room": answers[0]["room"]}))
+                await frame(ws, ("room",))
+            await asyncio.sleep(0.2)
+            assert room_of(people[0], answers[0])["status"] == "open"
+            opened = time.monotonic()
+            await pages[3].send(json.dumps({"type": "hello", "room": answers[0]["room"]}))
+            while (await frame(pages[3], ("room",)))["room"]["status"] != "playing":
+                pass
+            return time.monotonic() - opened
+        finally:
+            for ws in pages:
+                await ws.close()
+
+    took = asyncio.run(go())
+    assert took < WAIT / 2, took
     room = room_of(people[0], answers[0])
     assert room["status"] == "playing" and room["starts_in"] is None
     assert [s["kind"] for s in room["seats"]] == ["person"] * 4
@@ -233,7 +260,14 @@ def test_leaving_before_the_start_frees_the_seat_and_the_last_closes_the_table(
     cy = person(server)
     third = seated(quick(cy, "Cy"))
     assert third["room"] != first["room"] and third["seat"] == 0
-    time.sleep(WAIT + 1.0)
+
+    async def cy_at_the_table() -> None:  # Cy's page opens the table: her seat counts
+        async with connect(server, cy) as ws:
+            await ws.send(json.dumps({"type": "hello", "room": third["room"], "since": 0}))
+            await frame(ws, ("room",))
+            await asyncio.sleep(WAIT + 1.0)
+
+    asyncio.run(cy_at_the_table())
     assert room_of(cy, third)["status"] == "playing"
     assert {i: s for i, s, _ in rooms_in_db(server)}[first["room"]] == "closed"
 
@@ -310,6 +344,14 @@ def test_a_server_started_again_still_starts_the_table_on_time(tmp_path: Path) -
         http = person(first)
         answer = seated(quick(http, "Ann"))
         cookie = str(http.cookies["lockup_player"])
+
+        async def opened() -> None:  # her seat counts once her page has opened the table
+            async with connect(first, http) as ws:
+                await ws.send(json.dumps({"type": "hello", "room": answer["room"]}))
+                await frame(ws, ("room",))
+                await asyncio.sleep(0.3)
+
+        asyncio.run(opened())
         first.kill()
     stored = rooms_in_db(first)
     assert stored[0][1] == "open" and stored[0][2]["starts_at"] > time.time()
@@ -340,6 +382,8 @@ def test_the_seating_of_a_quick_table_and_the_memory_queue() -> None:
         with pytest.raises(ProtocolError) as e:
             refused()
         assert e.value.code == "not-host"
+    for p in "bcd":
+        s.open_page(p, p)  # their pages are open: their seats count at once
     s.join("b", "B")
     s.join("c", "C")
     assert not s.start_quick(50.0) and s.status == "open"
@@ -364,5 +408,10 @@ def test_the_seating_of_a_quick_table_and_the_memory_queue() -> None:
         assert await queue.peek() is None
         await queue.remember("p", "r2")
         assert await queue.seated("p") == "r2" and await queue.seated("q") is None
+        # A seat freed (its page never came): forgotten, only if it is that table's.
+        await queue.forget("p", "r1")
+        assert await queue.seated("p") == "r2"
+        await queue.forget("p", "r2")
+        assert await queue.seated("p") is None
 
     asyncio.run(go())

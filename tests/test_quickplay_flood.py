@@ -4,8 +4,8 @@ real ``lockup serve``.
 Forty addresses each ask ``POST /api/quickplay`` as fast as they can, each request a new
 person (no cookie, a name), for :data:`FLOOD_SECONDS`, while an innocent person plays a
 game of their own against computers. The flood is refused past each address's limit
-(429 with Retry-After), the tables it fills start at once (four people each) or on time,
-and the innocent person's card acknowledgements during the flood are compared with the
+(429 with Retry-After), the tables it fills never start a game (nobody opens them: the
+seats are freed and the tables close, no game is made of no-shows), and the innocent person's card acknowledgements during the flood are compared with the
 same game while quiet, with the sane bound of tests/test_room_storm.py.
 
 The flood runs in a process of its own (:data:`FLOOD`), so that it does not take the
@@ -122,6 +122,8 @@ def test_a_quick_play_flood_does_not_cost_an_innocent_player(server: Server) -> 
     assert ADDRESSES * rate.burst // 2 <= counts.get("200", 0) <= most, counts
     assert result["retry_after"] >= 1
     assert set(counts) <= {"200", "429"}, counts
+    # Nobody of the flood opened a table: no game was started on its seats.
+    assert "playing" not in dict(tables) and dict(tables).get("closed", 0) > 0, tables
     # Within twice the quiet game's p99 (a hiccup of the machine's below NOISE aside).
     allowed = max(2 * quiet_p99, quiet_p99 + NOISE)
     assert loud_p99 <= allowed, f"ack p99 {loud_p99:.3f} s > {allowed:.3f} s"

@@ -33,6 +33,15 @@ from lockup.tui.remote import RemoteDriver, Target
 SEED = 11
 
 
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``lockup play --server`` keeps its player in a temporary config folder, never the
+    user's own."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("LOCKUP_CONFIG_DIR", str(folder))
+    return folder
+
+
 def local_app(
     tmp_path: Path | None = None, *, seed: int = SEED, target: int = 10, **kw: Any
 ) -> tuple[TableApp, LocalGame]:

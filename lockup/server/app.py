@@ -15,6 +15,7 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 
+from argon2 import PasswordHasher
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -22,6 +23,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from ..web import STATIC_DIR
+from .accounts import Accounts, Passwords
 from .cluster.bus import Bus, asgi_request
 from .cluster.leases import Leases
 from .config import ServerConfig
@@ -32,11 +34,20 @@ from .quick import MemoryQueue, QuickPlay, RedisQueue
 from .ratings import RatingService
 from .reviews import Reviews
 from .rooms import RoomService
+from .routes.accounts import (
+    api_account,
+    api_end_others,
+    api_login,
+    api_logout,
+    api_password,
+    api_sessions,
+    api_signup,
+)
 from .routes.games import api_game, api_new_game, api_options, api_record, api_refusals
 from .routes.history import api_analysis, api_history, api_review, api_stats, api_upload
 from .routes.pages import _database_down, _not_found, _page, _room_page, healthz
 from .routes.quick import api_quickplay
-from .routes.ratings import api_leaderboard, api_my_ratings
+from .routes.ratings import api_game_rating, api_leaderboard, api_my_ratings
 from .routes.rooms import (
     api_join_room,
     api_leave_room,
@@ -119,6 +130,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         Route("/history", _page("history.html")),
         Route("/stats", _page("stats.html")),
         Route("/leaderboard", _page("leaderboard.html")),
+        Route("/account", _page("account.html")),
         Route("/healthz", healthz),
         Route("/api/options", api_options, methods=["GET"]),
         Route("/api/refusals", api_refusals, methods=["GET"]),
@@ -136,6 +148,14 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         Route("/api/stats", api_stats, methods=["GET"]),
         Route("/api/leaderboard", api_leaderboard, methods=["GET"]),
         Route("/api/ratings/me", api_my_ratings, methods=["GET"]),
+        Route("/api/account", api_account, methods=["GET"]),
+        Route("/api/account/signup", api_signup, methods=["POST"]),
+        Route("/api/account/login", api_login, methods=["POST"]),
+        Route("/api/account/logout", api_logout, methods=["POST"]),
+        Route("/api/account/password", api_password, methods=["POST"]),
+        Route("/api/account/sessions", api_sessions, methods=["GET"]),
+        Route("/api/account/sessions/end-others", api_end_others, methods=["POST"]),
+        Route("/api/ratings/game/{game}", api_game_rating, methods=["GET"]),
         Route("/api/uploads", api_upload, methods=["POST"]),
         Route("/api/games/{game_id}/review", api_review, methods=["GET"]),
         Route("/api/games/{game_id}/analysis", api_analysis, methods=["GET", "POST"]),
@@ -164,6 +184,14 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         config.quick_turn_timer,
     )
     app.state.ratings = ratings
+    app.state.accounts = Accounts(
+        the_store,
+        Passwords(
+            PasswordHasher(
+                time_cost=config.password_time_cost, memory_cost=config.password_memory_kib
+            )
+        ),
+    )
     app.state.reviews = Reviews(the_store, config.analysis_workers, config.analysis_iterations)
     app.state.store = the_store
     app.state.guards = Guards(config.limits, bus.redis if bus is not None else None)

@@ -50,15 +50,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--level",
         default=d.level,
-        help="the bots' level when a new game names none (default normal, or random "
-        "while normal is not installed)",
+        help="the bots' level when a new game names none: random, easy, normal, expert or "
+        "master (default normal, or random while normal is not installed)",
     )
     p.add_argument(
         "--bot-processes",
         type=int,
         default=d.bot_processes,
         metavar="N",
-        help="worker processes for bots above random and for hints (default: CPUs, at most 4)",
+        help="worker processes for the expert and master bots (random and easy choose on the "
+        "event loop, normal in a thread; hints have their own, --hint-processes; default: "
+        "CPUs, at most 4)",
     )
     p.add_argument(
         "--move-slots",
@@ -161,6 +163,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="quick-play requests one client address may make (default 20/60; 0: no limit)",
     )
     p.add_argument(
+        "--signups-per-address",
+        default=str(d.limits.signups_address),
+        metavar="BURST/SECONDS",
+        help="accounts one client address may make (default 10/3600; 0: no limit)",
+    )
+    p.add_argument(
+        "--logins-per-address",
+        default=str(d.limits.logins_address),
+        metavar="BURST/SECONDS",
+        help="sign-in attempts one client address may make (default 30/300; 0: no limit)",
+    )
+    p.add_argument(
+        "--logins-per-name",
+        default=str(d.limits.logins_name),
+        metavar="BURST/SECONDS",
+        help="sign-in attempts at one account name, from anywhere (default 10/300; 0: no limit)",
+    )
+    p.add_argument(
+        "--password-time-cost",
+        type=int,
+        default=d.password_time_cost,
+        metavar="N",
+        help="argon2id passes for each account password (default 3)",
+    )
+    p.add_argument(
+        "--password-memory",
+        type=int,
+        default=d.password_memory_kib,
+        metavar="KIB",
+        help="argon2id memory for each account password, in KiB (default 65536: 64 MiB)",
+    )
+    p.add_argument(
         "--purge-unplayed-after",
         type=float,
         default=d.purge_unplayed_after,
@@ -211,6 +245,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 WORKER_ENV = "LOCKUP_WORKER"
 """Set (to the worker's number) in the processes ``--workers N`` starts."""
+
+STARTUP_FAILURE = 3
+"""The exit status when the server cannot listen (a port in use), as uvicorn's."""
+
+
+def port_refusal(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (a port in use, an address not
+    of this machine, a port below 1024 without the right), or None if it can: tried by
+    binding it as uvicorn will (``SO_REUSEADDR``), then let go, before anything is
+    printed or the database is made."""
+    import errno
+    import socket
+
+    if port == 0:
+        return None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is in use (another server?): stop it or choose "
+                    "another --port"
+                )
+            return f"cannot listen on {host}:{port}: {e.strerror or e}"
+    return None
 
 
 def _supervise(n: int) -> int:
@@ -304,6 +366,8 @@ def _serve(args: argparse.Namespace) -> int:
         return fail(f"--quick-grace must be {GRACE_RANGE[0]:g} to {GRACE_RANGE[1]:g} seconds")
     if not TIMER_RANGE[0] <= args.quick_turn_timer <= TIMER_RANGE[1]:
         return fail(f"--quick-turn-timer must be {TIMER_RANGE[0]:g} to {TIMER_RANGE[1]:g} seconds")
+    if not 1 <= args.password_time_cost <= 100 or not 64 <= args.password_memory <= 4194304:
+        return fail("--password-time-cost must be 1 to 100, --password-memory 64 to 4194304 KiB")
     for name in ("bot_delay", "bot_jitter", "purge_unplayed_after", "purge_abandoned_after"):
         if not getattr(args, name) >= 0:
             return fail(f"--{name.replace('_', '-')} must be 0 or more")
@@ -315,9 +379,17 @@ def _serve(args: argparse.Namespace) -> int:
             new_games_address=Rate.parse(args.new_games_per_address),
             quick_player=Rate.parse(args.quick_per_player),
             quick_address=Rate.parse(args.quick_per_address),
+            signups_address=Rate.parse(args.signups_per_address),
+            logins_address=Rate.parse(args.logins_per_address),
+            logins_name=Rate.parse(args.logins_per_name),
         )
     except ValueError as e:
         return fail(str(e))
+    if os.environ.get(WORKER_ENV) is None:  # a worker shares the port its supervisor checked
+        busy = port_refusal(args.host, args.port)
+        if busy is not None:
+            print(f"lockup serve: {busy}", file=sys.stderr)
+            return STARTUP_FAILURE
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     store = Store(args.db)
@@ -355,6 +427,8 @@ def _serve(args: argparse.Namespace) -> int:
         quick_wait=args.quick_wait,
         quick_grace=args.quick_grace,
         quick_turn_timer=args.quick_turn_timer,
+        password_time_cost=args.password_time_cost,
+        password_memory_kib=args.password_memory,
     )
     app = create_app(config, store=store)
     print(f"Lockup: http://{args.host}:{args.port}/  (games in {args.db})", file=sys.stderr)

@@ -72,6 +72,11 @@ class ServerConfig:
     quick_turn_timer: float = 30.0
     """Seconds a person at a quick-play table has for each card before a computer plays it
     for them (a friends' room sets its own, or none)."""
+    password_time_cost: int = 3
+    """argon2id passes over memory for each account password hashed or checked."""
+    password_memory_kib: int = 65536
+    """argon2id memory for each account password hashed or checked, in KiB (64 MiB, the
+    library's default: RFC 9106's low-memory profile); two are worked out at once at most."""
     redis: str | None = None
     """A Redis URL: this process is one of several on one database (PostgreSQL), games
     owned under leases, WebSockets forwarded (see :mod:`lockup.server.cluster`)."""

@@ -8,6 +8,8 @@ lists as legal are lit, the others dim; a refused card shows the engine's reason
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -30,6 +32,10 @@ from .words import language, localize_bindings, plural, shown, tr
 
 HAND_SLOTS = 13
 RED_SUITS = ("D", "H")
+STATUS_FIELDS = ("hand_number", "trick_number", "phase", "turn", "winner")
+"""What of a view the status line shows."""
+URGENT = 10
+"""Seconds left on the person's own clock from which it shows in red."""
 
 
 def card_text(code: str, *, dim: bool = False, strike: bool = False) -> Text:
@@ -321,6 +327,9 @@ class TableApp(App[None]):
         self.hints: dict[str, float] = {}
         self.message = ""
         self.summary_open = False
+        self.clock: tuple[int, float] | None = None
+        """The turn clock that runs: its seat and when it runs out (``time.monotonic``)."""
+        self._status_shown: object = None
 
     # ---------------------------------------------------------------- layout
 
@@ -344,6 +353,7 @@ class TableApp(App[None]):
     async def on_mount(self) -> None:
         self.driver.attach(self)
         self.query_one("#status", Static).update(Text(self.driver.title, style="bold"))
+        self.set_interval(0.25, self._tick_clock)
         await self.driver.start()
 
     # ---------------------------------------------------------------- from the driver
@@ -422,7 +432,26 @@ class TableApp(App[None]):
 
         self.push_screen(SummaryScreen(summary, self.players, winner), closed)
 
+    def show_clock(self, seat: int | None, seconds: float = 0.0) -> None:
+        """A turn clock: ``seat`` has ``seconds`` left to play, counted down on the status
+        line while it is that seat's turn (None: no clock runs)."""
+        self.clock = None if seat is None else (seat, time.monotonic() + max(0.0, seconds))
+        self.refresh_status()
+
+    def clock_left(self) -> int | None:
+        """Whole seconds left on the clock of the seat to play (None: none runs)."""
+        view = self.view or {}
+        if self.clock is None or view.get("phase") != "play" or view.get("turn") != self.clock[0]:
+            return None
+        return max(0, math.ceil(self.clock[1] - time.monotonic() - 1e-9))
+
+    def _tick_clock(self) -> None:
+        if self.clock is not None:
+            self.refresh_status()
+
     def set_title(self, title: str) -> None:
+        """Show ``title`` alone on the status line."""
+        self._status_shown = None
         self.query_one("#status", Static).update(Text(title, style="bold"))
 
     # ---------------------------------------------------------------- drawing
@@ -446,6 +475,21 @@ class TableApp(App[None]):
             self.query_one(f"#{wid}", SeatBox).show(view, self.players, seat, seat == you)
         self.query_one("#trick", TrickBox).show(view, self.players, bottom)
         self.query_one("#score", ScoreBox).show(view, self.players, bottom)
+        self.refresh_status()
+        self.refresh_hand()
+
+    def refresh_status(self) -> None:
+        """The status line: the title, the hand and trick, who is to play and their clock."""
+        view = self.view
+        if view is None:
+            return
+        you = view.get("seat")
+        left = self.clock_left()
+        fields = json.dumps([view.get(k) for k in STATUS_FIELDS])
+        key = (self.driver.title, fields, you, left, tuple(self.players))
+        if key == self._status_shown:
+            return
+        self._status_shown = key
         status = Text(self.driver.title, style="bold")
         status.append(tr("status.hand", n=view["hand_number"] + 1))
         if view["phase"] == "play":
@@ -455,11 +499,15 @@ class TableApp(App[None]):
                 status.append(tr("status.yourTurn"), style="bold yellow")
             elif turn is not None:
                 status.append(tr("status.toPlay", name=self.players[turn]))
+            if left is not None:
+                urgent = left <= URGENT
+                mine = turn == you
+                style = "bold red" if urgent and mine else "bold yellow" if mine else ""
+                status.append(tr("status.clock", n=left), style=style)
         elif view.get("winner") is not None:
             won = tr("status.won", name=self.players[view["winner"]])
             status.append(won, style="bold yellow")
         self.query_one("#status", Static).update(status)
-        self.refresh_hand()
 
     def refresh_hand(self) -> None:
         view = self.view or {}

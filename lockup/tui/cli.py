@@ -15,8 +15,18 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
 """The server ``--quick`` asks when no ``--server`` is given (``lockup serve``'s default)."""
 
 
+def _config_dir_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config-dir",
+        default=None,
+        metavar="DIR",
+        help="the folder that keeps your player and sign-in at each server (default "
+        "$LOCKUP_CONFIG_DIR, else the user's config folder, ~/.config/lockup on Linux)",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``play`` to the ``lockup`` command."""
+    """Add ``play``, ``login`` and ``logout`` to the ``lockup`` command."""
     p = subparsers.add_parser(
         "play",
         help="play in the terminal against the computer (or at a lockup serve table)",
@@ -94,7 +104,57 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="pause after each card of the others (default 0.6)",
     )
+    _config_dir_option(p)
     p.set_defaults(func=_play)
+
+    p = subparsers.add_parser(
+        "login",
+        help="sign in to a lockup serve: lockup play --server/--quick then plays as you",
+        description="Sign in to a lockup serve's account (made on its page): the sign-in "
+        "is kept in your config folder, and lockup play --server or --quick at that server "
+        "plays as your account, rated (docs/terminal.md).",
+    )
+    p.add_argument(
+        "--server",
+        default=DEFAULT_SERVER,
+        metavar="URL",
+        help=f"the server's address (default {DEFAULT_SERVER})",
+    )
+    p.add_argument("--name", default=None, help="your account's name (asked if not given)")
+    p.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of standard input (for scripts) "
+        "instead of asking for it",
+    )
+    _config_dir_option(p)
+    p.set_defaults(func=_login)
+
+    p = subparsers.add_parser(
+        "logout",
+        help="sign out of a lockup serve (the terminal plays there as a guest again)",
+        description="End the sign-in kept for a lockup serve, at the server and here.",
+    )
+    p.add_argument(
+        "--server",
+        default=DEFAULT_SERVER,
+        metavar="URL",
+        help=f"the server's address (default {DEFAULT_SERVER})",
+    )
+    _config_dir_option(p)
+    p.set_defaults(func=_logout)
+
+
+def _login(args: argparse.Namespace) -> int:
+    from .login import login
+
+    return login(args.server, args.name, args.password_stdin, args.config_dir)
+
+
+def _logout(args: argparse.Namespace) -> int:
+    from .login import logout
+
+    return logout(args.server, args.config_dir)
 
 
 def _terminal() -> bool:
@@ -130,19 +190,25 @@ def _play(args: argparse.Namespace) -> int:
     driver: Driver
     saved: Path | None = None
     notice: str | None = None
+    store = None
     if args.server is not None or args.quick:
+        from .identity import Identity, IdentityStore, config_dir
         from .remote import RemoteDriver
 
+        store = IdentityStore(config_dir(args.config_dir))
+        url = args.server or DEFAULT_SERVER
         try:
-            remote = RemoteDriver(args.server or DEFAULT_SERVER, name=args.name, quick=args.quick)
+            identity = Identity.of(url, store)
+            remote = RemoteDriver(url, name=args.name, quick=args.quick, identity=identity)
         except ValueError as e:
             return fail(str(e))
+        known = bool(identity.player or identity.session)  # the server knows their name
         unreachable = remote.reach()
         if unreachable is not None:
             return fail(unreachable, 1)
         if not _terminal():
             return fail(no_terminal)
-        if args.quick and not (args.name or "").strip():
+        if args.quick and not (args.name or "").strip() and not known:
             try:
                 remote.name = input(tr("cli.askName")).strip()
             except EOFError:
@@ -204,6 +270,11 @@ def _play(args: argparse.Namespace) -> int:
         print(f"lockup play: {notice}", file=sys.stderr)
     app = TableApp(driver)
     app.run()
+    if store is not None and store.problem:
+        print(f"lockup play: {tr('say.noConfig', problem=store.problem)}", file=sys.stderr)
+    rating = getattr(driver, "rating_line", None)
+    if rating:
+        print(f"lockup play: {rating}", file=sys.stderr)
     if driver.failure:
         return fail(driver.failure, 1)
     if saved is not None:

@@ -33,6 +33,9 @@ class Table(Protocol):
     def say(self, text: str | Text) -> None:
         """A line about what happens."""
 
+    def show_clock(self, seat: int | None, seconds: float = 0.0) -> None:
+        """A turn clock: ``seat`` has ``seconds`` left to play (None: no clock runs)."""
+
     def show_summary(
         self,
         summary: dict[str, Any],

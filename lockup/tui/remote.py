@@ -16,6 +16,12 @@ gives a seat at a table of people and its invite link; from there it is a room's
 While the table waits, the terminal says who is there and counts down to the computers
 taking the empty seats (the room frames' ``starts_in``); quitting before the start gives
 the seat up (``POST /api/rooms/{id}/leave``).
+
+Identity (:mod:`.identity`): every request and the WebSocket carry the terminal's own
+cookies of that server, its guest token ``lockup_player`` (kept between runs, so quick
+play answers the seat it holds) and, after ``lockup login``, ``lockup_session``. A person
+to play has a turn clock (``clock`` frames), counted down on the status line; at the end
+of a rated game the rating's change is shown (``GET /api/ratings/me``).
 """
 
 from __future__ import annotations
@@ -33,11 +39,18 @@ import websockets
 
 from ..cards import card_symbol, parse_card
 from .driver import Driver
-from .words import shown, tr
+from .identity import Identity
+from .words import number, shown, tr
 
-COOKIE = "lockup_player"
 RETRIES = 5
 """How many times a dropped connection is opened again (with hello and the last version)."""
+RATING_POLLS = (0.3, 0.5, 1.0, 1.5, 2.0)
+"""Pauses between looks for a finished game's rating change (it is computed a moment after
+the game's end)."""
+PINNED = 6.0
+"""Seconds a line about a seat's clock or its abandonment stays above what happens next."""
+ABANDON_WHY = ("timeouts", "gone", "left")
+"""Why a seat was abandoned, as ``abandon`` events say."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +95,18 @@ class Target:
 class RemoteDriver(Driver):
     """A table of a ``lockup serve``, played over its WebSocket."""
 
-    def __init__(self, url: str, *, name: str | None = None, quick: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        quick: bool = False,
+        identity: Identity | None = None,
+    ) -> None:
         super().__init__()
         self.target = Target.parse(url)
+        self.identity = identity if identity is not None else Identity(self.target.base)
+        """The cookies sent to the server (a fresh guest's, kept nowhere, unless given)."""
         if quick and self.target.kind != "game":
             raise ValueError(
                 "--quick takes the server's address (http://HOST:PORT), not a room's or a "
@@ -92,7 +114,6 @@ class RemoteDriver(Driver):
             )
         self.quick = quick
         self.name = name
-        self.cookie: str | None = None
         self.starts_at: float | None = None
         """When (the event loop's clock) the waiting quick table starts."""
         self._ticker: asyncio.Task[None] | None = None
@@ -104,6 +125,12 @@ class RemoteDriver(Driver):
         self.ws: Any = None
         self.closed = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self.clock_seat: int | None = None
+        """The seat whose turn clock runs now (None: none runs)."""
+        self._pinned: tuple[str, float] | None = None
+        self._problem_said = False
+        self.rating_line: str | None = None
+        """What the end of a rated game said about the person's rating."""
         host = urlsplit(self.target.base).netloc
         self.title = {
             "game": tr("title.game", host=host),
@@ -116,7 +143,8 @@ class RemoteDriver(Driver):
     def reach(self, timeout: float = 10.0) -> str | None:
         """Whether the server answers (``GET /``): None, or why it cannot be reached."""
         try:
-            httpx.get(self.target.base + "/", timeout=timeout)
+            with self.identity.sync_client(self.target.base, timeout) as http:
+                http.get("/")
         except httpx.HTTPError as e:
             return f"cannot reach {self.target.base}: {e or type(e).__name__}"
         return None
@@ -128,9 +156,7 @@ class RemoteDriver(Driver):
 
     async def start(self) -> None:
         base = self.target.base
-        self.app.say(
-            tr("quick.asking", base=base) if self.quick else tr("say.connecting", base=base)
-        )
+        self._say(tr("quick.asking", base=base) if self.quick else tr("say.connecting", base=base))
         self.app.run_worker(self._run(), group="remote", exclusive=True)
 
     # ---------------------------------------------------------------- connection
@@ -138,6 +164,9 @@ class RemoteDriver(Driver):
     async def _join(self, http: httpx.AsyncClient) -> dict[str, Any] | None:
         """Get the cookie and a seat; the hello to send, or None (the reason is shown)."""
         await http.get("/")
+        if self.identity.session:
+            await self._check_session(http)
+        self._say_problem()
         if self.quick:
             return await self._quick(http)
         t = self.target
@@ -160,6 +189,21 @@ class RemoteDriver(Driver):
             return None
         return {"type": "hello", "game": r.json()["game"], "since": 0}
 
+    async def _check_session(self, http: httpx.AsyncClient) -> None:
+        """A kept sign-in the server no longer knows (``GET /api/account`` answers a
+        guest, ``{"name": null}``) is forgotten, and the person told they play as a guest."""
+        r = await http.get("/api/account")
+        if r.status_code == 200 and r.json().get("name") is None:
+            self.identity.signed_out()
+            self._pin(tr("say.signedOut", base=self.target.base))
+
+    def _say_problem(self) -> None:
+        """Say once that the config folder cannot keep the terminal's identity."""
+        store = self.identity.store
+        if store is not None and store.problem and not self._problem_said:
+            self._problem_said = True
+            self._pin(tr("say.noConfig", problem=store.problem))
+
     async def _quick(self, http: httpx.AsyncClient) -> dict[str, Any] | None:
         """A seat at a quick-play table (``POST /api/quickplay``); then a room's hello."""
         r = await http.post("/api/quickplay", json={"name": self.name} if self.name else {})
@@ -178,19 +222,19 @@ class RemoteDriver(Driver):
         return {"type": "hello", "room": self.target.room, "since": 0}
 
     async def _run(self) -> None:
-        headers = {"Origin": self.target.base}
-        async with httpx.AsyncClient(base_url=self.target.base, timeout=20) as http:
+        async with self.identity.client(self.target.base, 20) as http:
             try:
                 hello = await self._join(http)
             except httpx.HTTPError as e:
                 self._fail(f"cannot reach {self.target.base}: {e or type(e).__name__}")
                 return
-            cookie = self.cookie = http.cookies.get(COOKIE)
         if hello is None:
             return
-        if cookie:
-            headers["Cookie"] = f"{COOKIE}={cookie}"
         for attempt in range(RETRIES + 1):
+            headers = {"Origin": self.target.base}
+            cookie = self.identity.cookie_header()
+            if cookie:
+                headers["Cookie"] = cookie
             try:
                 async with websockets.connect(
                     self.target.ws_url, additional_headers=headers, max_queue=None
@@ -198,16 +242,16 @@ class RemoteDriver(Driver):
                     self.ws = ws
                     await ws.send(json.dumps({**hello, "since": self.version}))
                     if attempt:
-                        self.app.say(tr("say.connectedAgain"))
+                        self._say(tr("say.connectedAgain"))
                     async for raw in ws:
                         try:
                             self._frame(json.loads(raw))
                         except (ValueError, KeyError, TypeError, IndexError) as e:
-                            self.app.say(tr("say.badFrame", error=repr(e)))
+                            self._say(tr("say.badFrame", error=repr(e)))
             except (OSError, websockets.WebSocketException) as e:
                 if self.closed:
                     return
-                self.app.say(tr("say.connectionLost", error=e))
+                self._say(tr("say.connectionLost", error=e))
             finally:
                 self.ws = None
             if self.closed:
@@ -218,7 +262,7 @@ class RemoteDriver(Driver):
     def _send(self, msg: dict[str, Any]) -> None:
         ws = self.ws
         if ws is None:
-            self.app.say(tr("say.notConnected"))
+            self._say(tr("say.notConnected"))
             return
         task = asyncio.get_running_loop().create_task(ws.send(json.dumps(msg)))
         self._tasks.add(task)
@@ -238,9 +282,10 @@ class RemoteDriver(Driver):
             self.version = msg["version"]
             self.players = msg.get("players") or self.players
             self._show(msg["view"])
+            self._clock(msg.get("clock"))
             if first:
                 seat = msg["view"].get("seat")
-                self.app.say(
+                self._say(
                     tr("say.watching") if seat is None else tr("say.seated", name=self._name(seat))
                 )
         elif kind == "event":
@@ -266,9 +311,17 @@ class RemoteDriver(Driver):
         elif kind == "room":
             self._room(msg["room"])
         elif kind == "clock":
-            clock = msg["clock"]
-            seconds = f"{clock['seconds']:.0f}"
-            self.app.say(tr("say.clock", name=self._name(clock["seat"]), seconds=seconds))
+            self._clock(msg.get("clock"))
+
+    def _clock(self, clock: Any) -> None:
+        """A turn clock started (``{"seat", "seconds", "limit"}``), or none runs (None):
+        the app counts it down on the status line."""
+        if isinstance(clock, dict) and isinstance(clock.get("seat"), int):
+            self.clock_seat = int(clock["seat"])
+            self.app.show_clock(self.clock_seat, float(clock.get("seconds") or 0.0))
+        else:
+            self.clock_seat = None
+            self.app.show_clock(None)
 
     def _where(self) -> dict[str, Any]:
         t = self.target
@@ -285,30 +338,108 @@ class RemoteDriver(Driver):
 
     def _event(self, ev: dict[str, Any]) -> None:
         k = ev.get("kind")
+        seat = ev.get("seat")
+        gone = k in ("takeover", "seat", "abandon") and seat == self.clock_seat
+        if k == "play" or gone:
+            timed_out = k == "play" and ev.get("by") == "computer" and seat == self.clock_seat
+            self._clock(None)  # the next person's clock comes in a frame of its own
+            if timed_out:
+                card = card_symbol(parse_card(ev["card"]))
+                self._pin(tr("say.outOfTime", name=self._who(seat), card=card))
         if k == "deal":
-            self.app.say(tr("say.deal", n=ev["hand"] + 1, name=self._name(ev["dealer"])))
+            self._say(tr("say.deal", n=ev["hand"] + 1, name=self._name(ev["dealer"])))
         elif k == "discard":
             card = card_symbol(parse_card(ev["card"]))
-            self.app.say(tr("say.discard", card=card, name=self._name(ev["seat"])))
+            self._say(tr("say.discard", card=card, name=self._name(ev["seat"])))
         elif k == "trick":
             who = self._name(ev["winner"])
             if ev.get("lock"):
-                self.app.say(tr("say.trickLock", name=who, lock=ev["lock"]))
+                self._say(tr("say.trickLock", name=who, lock=ev["lock"]))
             else:
-                self.app.say(tr("say.trick", name=who))
+                self._say(tr("say.trick", name=who))
         elif k == "hand":
             winner = self.view.get("winner") if self.view else None
             self.app.show_summary(ev["summary"], winner)
         elif k == "over":
-            self.app.say(tr("say.over", name=self._name(ev["winner"])))
+            self._clock(None)
+            self._say(tr("say.over", name=self._name(ev["winner"])))
+            self._rating()
         elif k == "chat":
-            self.app.say(f"{self._name(ev['seat'])}: {ev['text']}")
+            self._say(f"{self._name(ev['seat'])}: {ev['text']}")
         elif k == "react":
-            self.app.say(f"{self._name(ev['seat'])}: {ev['reaction']}")
+            self._say(f"{self._name(ev['seat'])}: {ev['reaction']}")
         elif k in ("takeover", "seat"):
-            self.app.say(tr("say.takeover", name=self._name(ev["seat"])))
+            self._say(tr("say.takeover", name=self._name(ev["seat"])))
         elif k == "reclaim":
-            self.app.say(tr("say.back", name=self._name(ev["seat"])))
+            self._say(tr("say.back", name=self._name(ev["seat"])))
+        elif k == "abandon":
+            why = ev.get("why")
+            line = tr(f"abandon.{why if why in ABANDON_WHY else 'other'}", name=self._who(seat))
+            if seat is not None and seat == self._seat() and self._rated():
+                if self.identity.session:  # a guest is not rated, so not ranked either
+                    line += tr("abandon.last")
+            self._pin(line)
+
+    def _who(self, seat: int | None) -> str:
+        """A seat's name, "You" for the person's own (the sentence agrees with it)."""
+        return tr("you") if seat is not None and seat == self._seat() else self._name(seat)
+
+    def _seat(self) -> int | None:
+        """The person's seat (None: a spectator, or nothing shown yet)."""
+        return None if self.view is None else self.view.get("seat")
+
+    def _rated(self) -> bool:
+        """Whether the room's games are rated."""
+        return bool(((self.room or {}).get("options") or {}).get("rated"))
+
+    def _say(self, text: str) -> None:
+        """Say a line; a pinned line (a clock ran out, a seat abandoned) stays above it
+        for :data:`PINNED` seconds."""
+        pinned = self._pinned
+        if pinned is not None and asyncio.get_running_loop().time() < pinned[1]:
+            text = f"{pinned[0]}\n{text}"
+        self.app.say(text)
+
+    def _pin(self, text: str) -> None:
+        """Say ``text`` and keep it above the next lines for a while."""
+        self._pinned = (text, asyncio.get_running_loop().time() + PINNED)
+        self.app.say(text)
+
+    # ---------------------------------------------------------------- rating
+
+    def _rating(self) -> None:
+        """The end of a rated game at the person's seat: their rating's change (looked
+        for a few times: it is computed a moment after the end), or why there is none."""
+        if not self._rated() or self._seat() is None:
+            return
+        over = tr("say.over", name=self._name((self.view or {}).get("winner")))
+        if not self.identity.session:
+            self.rating_line = tr("rating.guest")
+            self._say(f"{over}\n{self.rating_line}")
+            return
+        game = (self.room or {}).get("game")
+        task = asyncio.get_running_loop().create_task(self._poll_rating(game, over))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _poll_rating(self, game: Any, over: str) -> None:
+        line = tr("rating.later")
+        async with self.identity.client(self.target.base, 5) as http:
+            for pause in RATING_POLLS:
+                await asyncio.sleep(pause)
+                if self.closed:
+                    return
+                try:
+                    r = await http.get("/api/ratings/me")
+                    history = r.json().get("history") if r.status_code == 200 else None
+                except (httpx.HTTPError, ValueError, AttributeError):
+                    continue
+                found = _rating_of(history, game)
+                if found is not None:
+                    line = found
+                    break
+        self.rating_line = line
+        self._say(f"{over}\n{line}")
 
     def _room(self, room: dict[str, Any]) -> None:
         self.room = room
@@ -318,19 +449,19 @@ class RemoteDriver(Driver):
             if self.players is None or room.get("status") == "open":
                 self.players = names
                 self.app.players = names
+        rated = tr("title.rated")
+        if (room.get("options") or {}).get("rated") and not self.title.endswith(rated):
+            self.title += rated
         if self.quick or (room.get("options") or {}).get("quick"):
             self.quick = True
-            rated = tr("title.rated")
-            if (room.get("options") or {}).get("rated") and not self.title.endswith(rated):
-                self.title += rated
             self._set_start(room.get("starts_in") if room.get("status") == "open" else None)
             return
         if room.get("status") == "open":
             people = sum(1 for s in seats if s.get("kind") == "person")
             if room.get("you") is not None and room.get("you") == room.get("host"):
-                self.app.say(tr("say.waitHost", people=people))
+                self._say(tr("say.waitHost", people=people))
             else:
-                self.app.say(tr("say.waitGuest", people=people))
+                self._say(tr("say.waitGuest", people=people))
 
     # ---------------------------------------------------------------- quick play
 
@@ -371,28 +502,24 @@ class RemoteDriver(Driver):
         left = 0.0 if self.starts_at is None else self.starts_at - asyncio.get_running_loop().time()
         n = max(0, math.ceil(left - 1e-9))
         if not empty:
-            self.app.say(tr("quick.full"))
+            self._say(tr("quick.full"))
         elif n <= 0:
-            self.app.say(tr("quick.starting", names=", ".join(names)))
+            self._say(tr("quick.starting", names=", ".join(names)))
         else:
             key = "quick.waitOne" if empty == 1 else "quick.wait"
-            self.app.say(tr(key, names=", ".join(names), n=n))
+            self._say(tr(key, names=", ".join(names), n=n))
 
     async def _leave(self) -> None:
         """Quitting at a quick table before its start gives the seat up."""
         room = self.room
         if self._left or not self.quick or room is None or room.get("status") != "open":
             return
-        if room.get("you") is None or self.cookie is None:
+        if room.get("you") is None or not self.identity.player:
             return
         self._left = True
         with contextlib.suppress(httpx.HTTPError):
-            async with httpx.AsyncClient(base_url=self.target.base, timeout=5) as http:
-                await http.post(
-                    f"/api/rooms/{room['id']}/leave",
-                    json={},
-                    cookies={COOKIE: self.cookie},
-                )
+            async with self.identity.client(self.target.base, 5) as http:
+                await http.post(f"/api/rooms/{room['id']}/leave", json={})
 
     # ---------------------------------------------------------------- the person
 
@@ -400,7 +527,7 @@ class RemoteDriver(Driver):
         self._send({"type": "play", "card": code, "version": self.version})
 
     def hint(self) -> None:
-        self.app.say(tr("say.thinking"))
+        self._say(tr("say.thinking"))
         self._send({"type": "hint", "version": self.version})
 
     def start_game(self) -> None:
@@ -412,10 +539,34 @@ class RemoteDriver(Driver):
             self._ticker.cancel()
             self._ticker = None
         self.starts_at = None
+        for task in list(self._tasks):
+            task.cancel()
         await self._leave()
         ws = self.ws
         if ws is not None:
             await ws.close()
+
+
+def _rating_of(history: Any, game: Any) -> str | None:
+    """The line about ``game``'s entry of ``GET /api/ratings/me``'s history, or None when
+    it is not there (yet)."""
+    if not isinstance(history, list) or not game:
+        return None
+    for entry in reversed(history):
+        if not isinstance(entry, dict) or entry.get("game") != game:
+            continue
+        before, after, change = entry.get("before"), entry.get("after"), entry.get("change")
+        if not entry.get("rated") or not all(isinstance(x, int | float) for x in (before, after)):
+            return tr("rating.unchanged")
+        if not isinstance(change, int | float):
+            change = float(after) - float(before)  # type: ignore[arg-type]
+        return tr(
+            "rating.change",
+            before=number(float(before)),  # type: ignore[arg-type]
+            after=number(float(after)),  # type: ignore[arg-type]
+            change=number(float(change), sign=True),
+        )
+    return None
 
 
 def _code(r: httpx.Response) -> str | None:

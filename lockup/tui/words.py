@@ -110,7 +110,6 @@ Enter or Escape to close.""",
         "say.notConnected": "Not connected.",
         "say.watching": "Watching the table.",
         "say.seated": "At the table as {name}.",
-        "say.clock": "{name}: {seconds} s to play.",
         "say.trick": "{name:says wins} the trick.",
         "say.trickLock": "{name:says wins} the trick and {name:is} locked up for {lock} (R9).",
         "say.takeover": "A computer plays for {name:obj}.",
@@ -131,6 +130,35 @@ Enter or Escape to close.""",
         "quick.starting": "At the table: {names}. Starting…",
         "quick.full": "Everyone is here: the game starts.",
         "title.rated": " · rated",
+        "status.clock": " · {n} s",
+        "say.outOfTime": "Out of time: a computer played {card} for {name:obj}.",
+        "abandon.timeouts": "{name} ran out of time too often: a computer plays {name:poss} "
+        "seat to the end of the game.",
+        "abandon.gone": "{name:says has} been gone too long: a computer plays {name:poss} seat "
+        "to the end of the game.",
+        "abandon.left": "{name} left the game: a computer plays {name:poss} seat to the end of it.",
+        "abandon.other": "A computer plays {name:poss} seat to the end of the game.",
+        "abandon.last": " In a rated game that ranks you last.",
+        "rating.change": "Rating {before} → {after} ({change}).",
+        "rating.guest": "Guests play unrated: `lockup login` to be rated.",
+        "rating.unchanged": "This game left your rating as it was.",
+        "rating.later": "Your rating's change is not in yet: the server's /history page shows it.",
+        "say.signedOut": "Your sign-in at {base} has ended: you play as a guest (lockup login "
+        "signs in again).",
+        "say.noConfig": "Your player is not kept for next time ({problem}).",
+        "login.name": "Name: ",
+        "login.password": "Password: ",
+        "login.done": "Signed in to {base} as {name}.",
+        "login.bad": "wrong name or password",
+        "login.wait": "too many tries: try again in {n} s",
+        "login.waitLater": "too many tries: try again later",
+        "login.noAccounts": "{base} has no accounts (a lockup serve without them?)",
+        "login.needName": "a name is needed (--name NAME)",
+        "login.needPassword": "a password is needed",
+        "login.notKept": "signed in, but the sign-in could not be kept ({problem})",
+        "logout.done": "Signed out of {base}.",
+        "logout.notIn": "Not signed in to {base}.",
+        "logout.unreachable": "Signed out here; {base} could not be told ({error}).",
     },
     "is": {
         "you": "Þú",
@@ -213,7 +241,6 @@ Enter eða Escape til að loka.""",
         "say.notConnected": "Ekki tengt.",
         "say.watching": "Þú horfir á borðið.",
         "say.seated": "Við borðið sem {name}.",
-        "say.clock": "{name}: {seconds} s til að spila.",
         "say.trick": "{name} fær slaginn.",
         "say.trickLock": "{name} fær slaginn og fer í lás, slagir: {lock} (R9).",
         "say.takeover": "{name}: tölva spilar í sætinu.",
@@ -233,6 +260,34 @@ Enter eða Escape til að loka.""",
         "quick.starting": "Við borðið: {names}. Leikurinn hefst…",
         "quick.full": "Allir eru komnir: leikurinn hefst.",
         "title.rated": " · til stiga",
+        "status.clock": " · {n} s",
+        "say.outOfTime": "{name}: tíminn rann út og tölva spilaði {card}.",
+        "abandon.timeouts": "{name}: tíminn rann of oft út; tölva spilar sætið til leiksloka.",
+        "abandon.gone": "{name}: of lengi í burtu; tölva spilar sætið til leiksloka.",
+        "abandon.left": "{name}: fór frá leiknum; tölva spilar sætið til leiksloka.",
+        "abandon.other": "{name}: tölva spilar sætið til leiksloka.",
+        "abandon.last": " Í leik til stiga lendir þú þá í neðsta sæti.",
+        "rating.change": "Stigin þín: {before} → {after} ({change}).",
+        "rating.guest": "Gestir spila ekki til stiga: `lockup login` til að fá stig.",
+        "rating.unchanged": "Þessi leikur breytti ekki stigunum þínum.",
+        "rating.later": "Stigabreytingin er ekki komin enn: hún birtist á síðunni /history "
+        "á þjóninum.",
+        "say.signedOut": "Innskráningunni á {base} er lokið: þú spilar sem gestur (lockup "
+        "login skráir þig inn aftur).",
+        "say.noConfig": "Leikmaðurinn þinn er ekki geymdur til næsta skiptis ({problem}).",
+        "login.name": "Nafn: ",
+        "login.password": "Lykilorð: ",
+        "login.done": "Skráð inn á {base} sem {name}.",
+        "login.bad": "rangt nafn eða lykilorð",
+        "login.wait": "of margar tilraunir: reyndu aftur eftir {n} s",
+        "login.waitLater": "of margar tilraunir: reyndu aftur síðar",
+        "login.noAccounts": "{base} hefur enga aðganga (lockup serve án þeirra?)",
+        "login.needName": "nafn vantar (--name NAFN)",
+        "login.needPassword": "lykilorð vantar",
+        "login.notKept": "innskráð, en ekki tókst að geyma innskráninguna ({problem})",
+        "logout.done": "Skráð út af {base}.",
+        "logout.notIn": "Ekki innskráð á {base}.",
+        "logout.unreachable": "Skráð út hér; ekki náðist í {base} ({error}).",
     },
 }
 
@@ -296,6 +351,14 @@ def plural(n: int) -> str:
     if _lang == "is":
         return "one" if n % 10 == 1 and n % 100 != 11 else "other"
     return "one" if n == 1 else "other"
+
+
+def number(x: float, *, sign: bool = False) -> str:
+    """``x`` to one decimal as the language writes it (Icelandic: a decimal comma), with
+    its sign when ``sign`` ("+1.8", "-0.4")."""
+    x = round(x, 1) + 0.0  # no "-0.0"
+    text = f"{x:+.1f}" if sign else f"{x:.1f}"
+    return text.replace(".", ",") if _lang == "is" else text
 
 
 def keys(lang: str) -> set[str]:

@@ -53,6 +53,12 @@ ALIVE_TTL = 10.0
 STREAMS_EVERY = 10
 """Every this many heartbeats a process looks for the streams of processes that are gone."""
 
+FORWARDED_SCOPE = "lockup.forwarded"
+"""The key an HTTP request another process forwarded through the bus (:meth:`Bus.call`)
+has in its ASGI scope, set by :func:`asgi_request` and by nothing a client sends: its
+value is the request's ``mark`` (``"forwarded"`` when none was given), so that a route
+may tell such a request, and whose it is, from a client's own."""
+
 CLOSE_WAIT = 2.0
 """Seconds :meth:`Bus.close` waits for each of its steps (its tasks to end, the clean
 stop's delete, the connections to close) before it goes on without them."""
@@ -237,8 +243,9 @@ class Bus:
     async def call(
         self, owner: str, request: dict[str, Any], timeout: float = 10.0
     ) -> dict[str, Any]:
-        """Have ``owner`` answer an HTTP request (method, path, query, headers, body, client);
-        its answer (status, headers, body). Raises :class:`TimeoutError`."""
+        """Have ``owner`` answer an HTTP request (method, path, query, headers, body, client,
+        and optionally ``mark``: see :data:`FORWARDED_SCOPE`); its answer (status, headers,
+        body). Raises :class:`TimeoutError` past ``timeout`` seconds."""
         call_id = f"h{next(self._ids)}"
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = fut
@@ -430,7 +437,8 @@ class Bus:
 
 
 async def asgi_request(app: Any, request: dict[str, Any]) -> dict[str, Any]:
-    """Run a forwarded HTTP request (see :meth:`Bus.call`) through this process's app."""
+    """Run a forwarded HTTP request (see :meth:`Bus.call`) through this process's app,
+    marked in its scope (:data:`FORWARDED_SCOPE`)."""
     path = str(request["path"])
     scope = {
         "type": "http",
@@ -445,6 +453,7 @@ async def asgi_request(app: Any, request: dict[str, Any]) -> dict[str, Any]:
         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in request["headers"]],
         "client": (request.get("client", ""), 0),
         "server": ("127.0.0.1", 0),
+        FORWARDED_SCOPE: str(request.get("mark") or "forwarded"),
     }
     body = str(request.get("body", "")).encode()
     given = False

@@ -235,6 +235,15 @@ class Limits:
     every 6 seconds."""
     quick_address: Rate = field(default_factory=lambda: Rate(20, 3.0))
     """The same per client address: 20 at once, then one every 3 seconds."""
+    signups_address: Rate = field(default_factory=lambda: Rate(10, 360.0))
+    """Accounts made (``POST /api/account/signup``) per client address: 10 at once, then
+    one every 6 minutes."""
+    logins_address: Rate = field(default_factory=lambda: Rate(30, 10.0))
+    """Sign-in attempts (``POST /api/account/login``, and the current password given to
+    change it) per client address: 30 at once, then one every 10 seconds."""
+    logins_name: Rate = field(default_factory=lambda: Rate(10, 30.0))
+    """The same per account name (by its key, whoever tries it): 10 at once, then one
+    every 30 seconds."""
     public_rooms_player: int = 2
     """Public rooms one player may hold open at once (0: no cap)."""
     public_rooms_address: int = 3

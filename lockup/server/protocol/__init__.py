@@ -78,6 +78,7 @@ from .wire import (
     SPECTATOR,
     UNAVAILABLE,
     UNAVAILABLE_REASON,
+    AbandonEvent,
     ApiError,
     AwayEvent,
     CardCode,
@@ -137,6 +138,7 @@ from .wire import (
 )
 
 __all__ = [
+    "AbandonEvent",
     "ApiError",
     "AwayEvent",
     "CLOSE_RESTART",

@@ -170,14 +170,14 @@ def event_message(version: int, event: GameEvent, view: View) -> EventMessage:
 
 
 def note_event(kind: str, seat: int, data: Mapping[str, Any]) -> NoteEvent:
-    """The event of a note (``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``)
-    by ``seat`` with ``data``; raises ``ValueError`` for another kind."""
+    """The event of a note (``chat``, ``react``, ``takeover``, ``reclaim``, ``seat``,
+    ``abandon``) by ``seat`` with ``data``; raises ``ValueError`` for another kind."""
     if kind not in NOTE_KINDS:
         raise ValueError(f"not a note: {kind!r}")
     return cast(NoteEvent, {"kind": kind, "seat": seat, **data})
 
 
-NOTE_KINDS = ("chat", "react", "takeover", "reclaim", "seat")
+NOTE_KINDS = ("chat", "react", "takeover", "reclaim", "seat", "abandon")
 """The kinds of :data:`NoteEvent`."""
 
 

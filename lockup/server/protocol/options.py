@@ -9,6 +9,15 @@ from ...engine import Rules
 from .client import MAX_CHAT, REACTIONS, safe_text
 from .wire import OPTION_KEYS, Options, RoomLimits
 
+GRACE_RANGE = (5.0, 600.0)
+"""The seconds a room's grace period may be (its option ``grace``)."""
+GRACE_DEFAULT = 45.0
+"""A room's grace period when its host sets none."""
+TIMER_RANGE = (5.0, 300.0)
+"""The seconds a room's turn timer may be, when it has one (its option ``turn_timer``)."""
+TIMER_DEFAULT = 0.0
+"""A room's turn timer when its host sets none: none."""
+
 
 class OptionError(ValueError):
     """A new game's options are not valid; ``str()`` says why in plain words."""
@@ -61,16 +70,20 @@ def options_document(levels: list[str], default_level: str) -> Options:
 def room_limits() -> RoomLimits:
     """The limits of rooms, as ``GET /api/options`` serves them to the page (its
     room-core.js holds the same, tied by a test, for what it draws before they come)."""
-    from ..rooms.options import GRACE_RANGE, MAX_NAME, TIMER_RANGE, RoomOptions
+    from ..accounts.names import MAX_NAME
 
-    d = RoomOptions()
     return {
         "reactions": list(REACTIONS),
         "max_chat": MAX_CHAT,
         "max_name": MAX_NAME,
-        "grace": {"default": d.grace, "min": GRACE_RANGE[0], "max": GRACE_RANGE[1], "off": False},
+        "grace": {
+            "default": GRACE_DEFAULT,
+            "min": GRACE_RANGE[0],
+            "max": GRACE_RANGE[1],
+            "off": False,
+        },
         "turn_timer": {
-            "default": d.turn_timer,
+            "default": TIMER_DEFAULT,
             "min": TIMER_RANGE[0],
             "max": TIMER_RANGE[1],
             "off": True,

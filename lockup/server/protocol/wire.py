@@ -202,9 +202,19 @@ class SeatEvent(TypedDict):
     name: str
 
 
+class AbandonEvent(TypedDict):
+    """The person at ``seat`` abandoned it, for good (the computer plays it to the end of
+    the game): ``why`` ``timeouts`` (their turn timer ran out too often), ``gone`` (gone the
+    whole grace at a rated table) or ``left`` (they left the game)."""
+
+    kind: Literal["abandon"]
+    seat: int
+    why: Literal["timeouts", "gone", "left"]
+
+
 MoveEvent = DealEvent | PlayEvent | DiscardEvent | TrickEvent | HandEvent | OverEvent
 """The events a move makes (a deal, a card, a lockup discard and what they end)."""
-NoteEvent = ChatEvent | ReactEvent | AwayEvent | SeatEvent
+NoteEvent = ChatEvent | ReactEvent | AwayEvent | SeatEvent | AbandonEvent
 """The events that are not moves (rooms)."""
 GameEvent = MoveEvent | NoteEvent
 
@@ -480,8 +490,9 @@ class Options(TypedDict):
 
 
 class LeaderboardEntry(TypedDict):
-    """A row of ``GET /api/leaderboard``: a person (by name, never their token) or a
-    computer level; ``rating`` is the number shown (``mu - 3 sigma``, docs/ratings.md)."""
+    """A row of ``GET /api/leaderboard``: a person (by their account's name, never their
+    token; listed once past their provisional games) or a computer level; ``rating`` is the
+    number shown (``mu - 3 sigma``, docs/ratings.md)."""
 
     rank: int
     name: str | None
@@ -495,20 +506,24 @@ class LeaderboardEntry(TypedDict):
 
 
 class Leaderboard(TypedDict):
-    """The answer of ``GET /api/leaderboard``."""
+    """The answer of ``GET /api/leaderboard``; ``min_games``: the rated games a person
+    needs to be listed (their rating is provisional before)."""
 
     players: list[LeaderboardEntry]
+    min_games: int
 
 
 class RatingChange(TypedDict):
     """A rated game the player sat at (``GET /api/ratings/me``): the shown rating before
-    and after it and the change; all None when they sat out (``rated`` false)."""
+    and after it and the change; ``abandoned``: they abandoned or left it and were ranked
+    last; all None when they sat out (``rated`` false: a game rated before leaving counted)."""
 
     game: str
     date: str
     seat: int
     rated: bool
     sat_out: bool
+    abandoned: bool
     before: float | None
     after: float | None
     change: float | None
@@ -518,11 +533,36 @@ class RatingChange(TypedDict):
 
 class MyRating(TypedDict):
     """The answer of ``GET /api/ratings/me``: the player's rating now (None before their
-    first rated game), their rank on the leaderboard, and their rated games, oldest first."""
+    first rated game), their rank on the leaderboard (None while ``provisional``: fewer
+    than ``min_games`` rated games), whether they play as a ``guest`` (no account: never
+    rated), and their rated games, oldest first."""
 
     rating: float | None
     mu: float | None
     sigma: float | None
     games: int
     rank: int | None
+    provisional: bool
+    guest: bool
+    min_games: int
     history: list[RatingChange]
+
+
+class GameRating(TypedDict):
+    """The answer of ``GET /api/ratings/game/{id}`` for a player who sat at the game:
+    whether it rates them (``rated``; once over, ``done`` when the change is stored) or
+    ``why`` not (``guest``, ``unrated``, ``no-room``, ``rematch``, ``shared``,
+    ``few-accounts``); ``last``: they abandoned it and rank last; the shown rating
+    ``before`` and ``after`` and the ``change`` once done; ``provisional``: their rating is
+    still provisional."""
+
+    game: str
+    seat: int
+    rated: bool
+    why: str | None
+    done: bool
+    last: bool
+    before: float | None
+    after: float | None
+    change: float | None
+    provisional: bool

@@ -35,6 +35,8 @@ end
 return 0
 """
 """Delete the open table only if it is still the one named (compare and delete)."""
+FORGET = DROP
+"""Delete a player's remembered table only if it is still the one named."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,10 @@ class QuickQueue(Protocol):
     async def seated(self, player: str) -> str | None:
         """The quick table ``player`` was last seated at, or None."""
 
+    async def forget(self, player: str, room: str) -> None:
+        """``player`` no longer sits at quick table ``room`` (their seat was freed): forget
+        it, if it is still the table remembered for them."""
+
 
 class MemoryQueue:
     """The queue of one server process."""
@@ -113,6 +119,11 @@ class MemoryQueue:
             return None
         return found[0]
 
+    async def forget(self, player: str, room: str) -> None:
+        found = self._seats.get(player)
+        if found is not None and found[0] == room:
+            del self._seats[player]
+
 
 class RedisQueue:
     """The queue shared by several server processes, in Redis (``redis``: an asyncio
@@ -124,6 +135,7 @@ class RedisQueue:
         self.redis = redis
         self._clock = clock
         self._drop = redis.register_script(DROP)
+        self._forget = redis.register_script(FORGET)
 
     async def peek(self) -> Table | None:
         text = await self.redis.get(OPEN_KEY)
@@ -149,3 +161,6 @@ class RedisQueue:
     async def seated(self, player: str) -> str | None:
         found: str | None = await self.redis.get(SEAT_PREFIX + player)
         return found
+
+    async def forget(self, player: str, room: str) -> None:
+        await self._forget(keys=[SEAT_PREFIX + player], args=[room])

@@ -6,17 +6,22 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
-from ..protocol.wire import LeaderboardEntry, MyRating
+from ..protocol.wire import GameRating, LeaderboardEntry, MyRating
 from ..store import Store, StoreError
 from ..store.rows import _now
-from ..store.schema import games_table, rating_changes_table
-from .board import BOARD_LIMIT, leaderboard, my_ratings
-from .rate import Plan, read_plan, write_plan
+from ..store.schema import (
+    accounts_table,
+    games_table,
+    participants_table,
+    rating_changes_table,
+)
+from .board import BOARD_LIMIT, game_rating, leaderboard, my_ratings
+from .rate import MIN_ACCOUNTS, Plan, read_plan, write_plan
 
 log = logging.getLogger("lockup.server")
 
@@ -95,37 +100,54 @@ class RatingService:
                 return "rated"
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def unrated(self) -> list[str]:
-        """Finished games of rooms (the last two days) with no rating changes: rated ones
-        left by a stopped process, and unrated rooms' games (looked at and left)."""
+    async def unrated(self, after: tuple[datetime, str] | None = None) -> list[str]:
+        """Finished games of rooms (the last two days) with no rating changes that at
+        least two accounts played (a game with fewer is never rated): rated ones left by a
+        stopped process, and unrated ones (looked at and left); :data:`SWEEP_BATCH` at
+        most, by their end, from after ``after`` (the end and id of the last one seen)."""
         g, c = games_table.c, rating_changes_table.c
+        p, a = participants_table.c, accounts_table.c
         since = _now() - SWEEP_WINDOW
 
         def read(conn: Connection) -> list[str]:
             rated = select(c.game_id).where(c.game_id == g.id).exists()
+            accounts = (
+                select(func.count())
+                .select_from(participants_table.join(accounts_table, a.player_id == p.player_id))
+                .where(p.game_id == g.id)
+                .scalar_subquery()
+            )
+            query = select(g.id).where(
+                g.finished_at.is_not(None),
+                g.finished_at >= since,
+                g.room_id.is_not(None),
+                ~rated,
+                accounts >= MIN_ACCOUNTS,
+            )
+            if after is not None:
+                query = query.where(
+                    or_(g.finished_at > after[0], and_(g.finished_at == after[0], g.id > after[1]))
+                )
             return list(
-                conn.execute(
-                    select(g.id)
-                    .where(
-                        g.finished_at.is_not(None),
-                        g.finished_at >= since,
-                        g.room_id.is_not(None),
-                        ~rated,
-                    )
-                    .order_by(g.finished_at)
-                    .limit(SWEEP_BATCH)
-                ).scalars()
+                conn.execute(query.order_by(g.finished_at, g.id).limit(SWEEP_BATCH)).scalars()
             )
 
         found: list[str] = await self.store.read(read)
         return found
 
     async def sweep(self) -> int:
-        """Rate the finished games left unrated; how many were rated now."""
+        """Rate the finished games left unrated; how many were rated now. Every game the
+        look finds is looked at, a batch at a time."""
         n = 0
-        for game_id in await self.unrated():
-            if await self._rate_logged(game_id) == "rated":
-                n += 1
+        after: tuple[datetime, str] | None = None
+        while True:
+            batch = await self.unrated(after)
+            for game_id in batch:
+                if await self._rate_logged(game_id) == "rated":
+                    n += 1
+            if len(batch) < SWEEP_BATCH:
+                break
+            after = await self.store.read(functools.partial(_end_of, game_id=batch[-1]))
         if n:
             log.info("rated %d finished games left unrated", n)
         return n
@@ -149,3 +171,17 @@ class RatingService:
         """A player's rating and history (see :func:`~.board.my_ratings`)."""
         found: MyRating = await self.store.read(functools.partial(my_ratings, me=me))
         return found
+
+    async def of_game(self, game_id: str, me: str) -> GameRating | None:
+        """What a game does to a player's rating (see :func:`~.board.game_rating`)."""
+        found: GameRating | None = await self.store.read(
+            functools.partial(game_rating, game_id=game_id, me=me, default_level=self.default_level)
+        )
+        return found
+
+
+def _end_of(conn: Connection, game_id: str) -> tuple[datetime, str]:
+    """A finished game's end and id (where the look goes on from)."""
+    g = games_table.c
+    end = conn.execute(select(g.finished_at).where(g.id == game_id)).scalar_one()
+    return end, game_id

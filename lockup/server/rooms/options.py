@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engine import Rules
-from ..protocol import OptionError, clean_text, safe_text
+from ..accounts.names import MAX_NAME as MAX_NAME
+from ..accounts.names import BadName, clean_name
+from ..protocol import OptionError, safe_text
+from ..protocol.options import GRACE_DEFAULT, TIMER_DEFAULT
+from ..protocol.options import GRACE_RANGE as GRACE_RANGE
+from ..protocol.options import TIMER_RANGE as TIMER_RANGE
 
-MAX_NAME = 24
-"""The longest display name."""
 ROOM_KEYS = (
     "target",
     "picture_exception",
@@ -22,8 +25,6 @@ ROOM_KEYS = (
     "name",
 )
 """The options of ``POST /api/rooms``."""
-GRACE_RANGE = (5.0, 600.0)
-TIMER_RANGE = (5.0, 300.0)
 
 
 @dataclass
@@ -36,8 +37,8 @@ class RoomOptions:
 
     rules: Rules = field(default_factory=Rules)
     levels: list[str] = field(default_factory=lambda: ["normal"] * 4)
-    grace: float = 45.0
-    turn_timer: float = 0.0
+    grace: float = GRACE_DEFAULT
+    turn_timer: float = TIMER_DEFAULT
     public: bool = False
     rated: bool = False
     quick: bool = False
@@ -130,12 +131,10 @@ def parse_room_options(
 
 
 def check_name(name: Any) -> str:
-    """A display name, cleaned; raises :class:`OptionError` for none or a bad one."""
-    if not isinstance(name, str):
-        raise OptionError("a name is text")
-    cleaned = clean_text(name, MAX_NAME + 1)
-    if not cleaned:
-        raise OptionError("a name needs a letter or two")
-    if len(cleaned) > MAX_NAME:
-        raise OptionError(f"a name is at most {MAX_NAME} characters")
-    return cleaned
+    """A display name, cleaned; raises :class:`OptionError` for none or a bad one: the
+    rules of account names (:func:`~lockup.server.accounts.names.clean_name`): a letter
+    or digit that shows, at most :data:`MAX_NAME` characters, no computer's name."""
+    try:
+        return clean_name(name, MAX_NAME)
+    except BadName as e:
+        raise OptionError(str(e)) from None

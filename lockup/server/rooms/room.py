@@ -204,6 +204,7 @@ class Room:
         """The room's row in the store."""
         seats = [
             {"player": s.player, "name": s.name, "tag": s.tag, "browser": s.browser}
+            | ({"pending_until": s.pending_until} if s.pending_until is not None else {})
             if s
             else {"player": None, "name": None}
             for s in self.seating.seats

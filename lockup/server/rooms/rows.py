@@ -55,7 +55,13 @@ def from_row(row: Any) -> Room:
     stored = json.loads(row.options)
     options = RoomOptions.from_dict(stored)
     sitters = [
-        Sitter(d["player"], d.get("name") or DEFAULT_PLAYERS[i], d.get("tag"), d.get("browser"))
+        Sitter(
+            d["player"],
+            d.get("name") or DEFAULT_PLAYERS[i],
+            d.get("tag"),
+            d.get("browser"),
+            d.get("pending_until"),
+        )
         if d.get("player")
         else None
         for i, d in enumerate(json.loads(row.seats))

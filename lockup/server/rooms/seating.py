@@ -28,10 +28,19 @@ The rules of membership:
   last page closed is still awaited :data:`RELOAD_WAIT` seconds, the time of a reload).
 - The host removes a person (``remove``) at any time but ``closed``: the seat is empty
   (a computer's during a game) and that person's pages watch.
+- A person who abandons a game under way (``abandon``: they left it at a rated table, ran
+  out of time too often, or were gone the whole grace at a rated table) holds no seat any
+  more: the game's computer plays it to the end, and their pages watch.
 - A quick-play table (``quick``) has no host powers: nobody starts it or removes anyone.
   It starts on its own (:meth:`Seating.start_quick`) once every seat is taken or its start
   time (``starts_at``, wall-clock seconds) has come; the host still passes on and the
   last person leaving still closes it.
+- A quick-play seat counts only once its person's page has opened the table: until then
+  it is *pending* (:attr:`Sitter.pending_until`). It does not make the table full, and
+  it is freed (:meth:`Seating.free_unconnected`) :data:`PENDING_WAIT` seconds after it
+  was given, and at the table's start at the latest: a table never starts on people
+  who never came, and their seats are the computers'. At a quick table nobody holds two
+  seats from one address or one browser (``same-address``).
 """
 
 from __future__ import annotations
@@ -49,7 +58,11 @@ STATUSES = (OPEN, PLAYING, OVER, CLOSED)
 RELOAD_WAIT = 5.0
 """Seconds a person who closed their last page is still awaited for a rematch (a reload,
 a short drop)."""
+PENDING_WAIT = 10.0
+"""Seconds a quick-play seat waits for its person's page to open the table before it is
+freed (it is freed at the table's start at the latest)."""
 __all__ = [
+    "PENDING_WAIT",
     "RELOAD_WAIT",
     "CLOSED",
     "OPEN",
@@ -67,12 +80,17 @@ class Sitter:
     """A person at a seat: their player token and display name, and where they sat down
     from: ``tag`` (the keyed hash of their address, :meth:`Store.address_tag`) and
     ``browser`` (their browser's own token), so that a rated table can tell one person
-    holding two seats (None: not known, e.g. a room stored before they were kept)."""
+    holding two seats (None: not known, e.g. a room stored before they were kept).
+
+    ``pending_until``: a quick-play seat whose person's page has not opened the table
+    yet, freed at that time (wall-clock seconds) unless a page opens first; None: the
+    seat counts."""
 
     player: str
     name: str
     tag: str | None = None
     browser: str | None = None
+    pending_until: float | None = None
 
 
 class Seating:
@@ -120,6 +138,16 @@ class Seating:
         """The players seated, seat by seat."""
         return [s.player for s in self.seats if s is not None]
 
+    def counted(self) -> list[str]:
+        """The players seated whose seat counts (not pending, see :class:`Sitter`)."""
+        return [s.player for s in self.seats if s is not None and s.pending_until is None]
+
+    def pending(self) -> list[int]:
+        """The quick-play seats still waiting for their person's page."""
+        return [
+            i for i, s in enumerate(self.seats) if s is not None and s.pending_until is not None
+        ]
+
     def seat_of(self, player: str | None) -> int | None:
         """The seat ``player`` sits at now, or None."""
         if player is None:
@@ -154,14 +182,26 @@ class Seating:
         return max(0.0, self.starts_at - wall)
 
     def start_due(self, wall: float) -> bool:
-        """Whether a quick table starts now: open, and every seat taken or its start time
-        come (``wall``: now, wall-clock)."""
+        """Whether a quick table starts now: open, someone's seat counts, and every seat
+        counts or its start time has come (``wall``: now, wall-clock). Pending seats
+        never make it full."""
         return (
             self.quick
             and self.status == OPEN
-            and bool(self.people())
-            and (all(s is not None for s in self.seats) or self._time_come(wall))
+            and bool(self.counted())
+            and (len(self.counted()) == len(self.seats) or self._time_come(wall))
         )
+
+    def quick_wake(self, wall: float) -> float | None:
+        """A quick table still open: seconds until it next does something on its own
+        (frees a pending seat, or starts); None otherwise."""
+        if not self.quick or self.status != OPEN or self.starts_at is None:
+            return None
+        due = [self.starts_at]
+        due += [
+            s.pending_until for s in self.seats if s is not None and s.pending_until is not None
+        ]
+        return max(0.0, min(due) - wall)
 
     def _time_come(self, wall: float) -> bool:
         return self.starts_at is not None and wall >= self.starts_at
@@ -197,11 +237,19 @@ class Seating:
 
     # ------------------------------------------------------------------ pages
 
-    def open_page(self, page: object, player: str | None) -> None:
-        """A page of ``player`` is open in the room (admission is the caller's)."""
+    def open_page(self, page: object, player: str | None) -> bool:
+        """A page of ``player`` is open in the room (admission is the caller's); True if
+        it made their pending seat count (see :class:`Sitter`)."""
         self.pages[page] = player
-        if player is not None:
-            self.away_since.pop(player, None)
+        if player is None:
+            return False
+        self.away_since.pop(player, None)
+        seat = self.seat_of(player)
+        sitter = self.seats[seat] if seat is not None else None
+        if sitter is None or sitter.pending_until is None:
+            return False
+        sitter.pending_until = None
+        return True
 
     def close_page(self, page: object, now: float) -> None:
         """A page closed; its person's last one gone makes them away."""
@@ -220,11 +268,16 @@ class Seating:
         *,
         tag: str | None = None,
         browser: str | None = None,
+        wall: float | None = None,
     ) -> int:
         """Seat ``player`` (at ``seat``, or the first free one; ``open`` or ``over``); their
         seat if they have one (renamed ``name``). ``tag`` and ``browser``: where they sat
-        down from (see :class:`Sitter`). Raises ``room-started``, ``room-closed``,
-        ``room-full``, ``bad-message``, ``seat-taken``."""
+        down from (see :class:`Sitter`). At a quick table still open, a new seat of a
+        person with no page open is pending until ``wall`` (now, wall-clock) plus
+        :data:`PENDING_WAIT` (the table's start if no ``wall``), and a person whose
+        ``tag`` or ``browser`` is a seated person's is refused. Raises ``room-started``,
+        ``room-closed``, ``room-full``, ``bad-message``, ``seat-taken``,
+        ``same-address``."""
         mine = self.seat_of(player)
         if mine is not None:
             old = self.seats[mine]
@@ -233,6 +286,7 @@ class Seating:
                 name,
                 tag or (old.tag if old else None),
                 browser or (old.browser if old else None),
+                old.pending_until if old else None,
             )
             return mine
         if self.status == CLOSED:
@@ -253,10 +307,51 @@ class Seating:
         assert isinstance(seat, int)
         if seat not in free:
             raise ProtocolError("seat-taken", "Someone sits there already.", params={"seat": seat})
-        self.seats[seat] = Sitter(player, name, tag, browser)
+        quick = self.quick and self.status == OPEN
+        if quick and self._same_place(tag, browser):
+            raise ProtocolError(
+                "same-address",
+                "Someone from your address or browser sits at this quick-play table already.",
+            )
+        pending = None
+        if quick and not self.present(player):
+            pending = wall + PENDING_WAIT if wall is not None else (self.starts_at or 0.0)
+        self.seats[seat] = Sitter(player, name, tag, browser, pending)
         if not self.present(player):
             self.away_since[player] = now  # joined over HTTP, no page open yet
         return seat
+
+    def _same_place(self, tag: str | None, browser: str | None) -> bool:
+        """Whether a seated person sat down from address ``tag`` or browser ``browser``
+        (unknown ones match nobody)."""
+        return any(
+            s is not None
+            and (
+                (tag is not None and s.tag == tag) or (browser is not None and s.browser == browser)
+            )
+            for s in self.seats
+        )
+
+    def free_unconnected(self, wall: float) -> list[str]:
+        """A quick table still open: free the pending seats whose time has come (every
+        one once the table's start time has come, ``wall``: now, wall-clock); the host
+        passes on, and a table nobody is left at closes. Returns the players freed."""
+        if not self.quick or self.status != OPEN:
+            return []
+        start = self._time_come(wall)
+        freed = []
+        for i, s in enumerate(self.seats):
+            if s is None or s.pending_until is None:
+                continue
+            if self.present(s.player):  # a page is open (a change undone meanwhile): it counts
+                s.pending_until = None
+            elif start or s.pending_until <= wall:
+                self.seats[i] = None
+                self.away_since.pop(s.player, None)
+                freed.append(s.player)
+        if freed and self.seat_of(self.host) is None:
+            self._pass_host()
+        return freed
 
     def leave(self, player: str) -> int:
         """``player`` gives up their seat (``open`` or ``over``); the host passes on, and a
@@ -273,6 +368,25 @@ class Seating:
         self.away_since.pop(player, None)
         if player == self.host:
             self._pass_host()
+        return seat
+
+    def abandon(self, player: str) -> int:
+        """``player`` leaves the game under way (``playing``): they abandon their seat, which
+        the game's computer plays for the rest of it, and hold no seat here any more (they
+        may sit at another table); the host passes on to a person still seated, and a room
+        nobody is left in closes when its game ends (:meth:`game_over`). Returns the seat
+        left. Raises ``not-seated``, or ``game-over`` when no game is under way."""
+        seat = self.seat_of(player)
+        if seat is None:
+            raise ProtocolError("not-seated", "You have no seat at this table.")
+        if self.status != PLAYING:
+            raise ProtocolError("game-over", "No game is under way at this table.")
+        self.seats[seat] = None
+        self.away_since.pop(player, None)
+        if player == self.host:
+            heir = self._heir()
+            if heir is not None:
+                self.host = heir
         return seat
 
     def removable(self, by: str | None, seat: object) -> str:
@@ -339,16 +453,18 @@ class Seating:
         self._playing()
 
     def start_quick(self, wall: float) -> bool:
-        """Start a quick table's game if it is due (:meth:`start_due`); True if it did."""
+        """Start a quick table's game if it is due (:meth:`start_due`), its pending seats
+        freed first (:meth:`free_unconnected`); True if it did."""
         if not self.start_due(wall):
             return False
+        self.free_unconnected(wall)
         self._playing()
         return True
 
     def game_over(self) -> None:
-        """The room's game ended."""
+        """The room's game ended; a room whose people all left during it closes."""
         if self.status == PLAYING:
-            self.status = OVER
+            self.status = OVER if self.people() else CLOSED
             self.rematch.clear()
 
     def vote_rematch(self, player: str | None, now: float) -> bool:

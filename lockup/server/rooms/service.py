@@ -30,7 +30,17 @@ from ..session import GameService, GameSession, Seat, TableOptions
 from . import rows
 from .options import RoomOptions
 from .room import Room, RoomMember, loop_time
-from .seating import CLOSED, OPEN, OVER, PLAYING, RELOAD_WAIT, SPECTATOR, Seating, Sitter
+from .seating import (
+    CLOSED,
+    OPEN,
+    OVER,
+    PENDING_WAIT,
+    PLAYING,
+    RELOAD_WAIT,
+    SPECTATOR,
+    Seating,
+    Sitter,
+)
 
 log = logging.getLogger("lockup.server")
 
@@ -47,6 +57,12 @@ def new_room_id() -> str:
 def new_key() -> str:
     """A new invite or watch key (144 random bits)."""
     return secrets.token_urlsafe(18)
+
+
+def _pending(quick: bool) -> float | None:
+    """A new quick table's first seat waits :data:`~.seating.PENDING_WAIT` seconds for its
+    person's page (see :class:`~.seating.Sitter`); a room's counts at once."""
+    return time.time() + PENDING_WAIT if quick else None
 
 
 def no_room() -> ProtocolError:
@@ -66,6 +82,8 @@ class RoomService:
         """Rooms being made under an id chosen beforehand (:meth:`making`)."""
         self.on_quick_closed: Callable[[str], None] | None = None
         """Told the id of a quick table that takes nobody more (it started or closed)."""
+        self.on_quick_freed: Callable[[str, list[str]], None] | None = None
+        """Told the id of a quick table and the people whose pending seats it freed."""
         games.on_load = self._attach_loaded
         games.on_lost_room = self._lost
         games.on_forget_room_game = self._release_if_idle
@@ -172,7 +190,7 @@ class RoomService:
             name = await self.name_of(host) or DEFAULT_PLAYERS[0]
         seating = Seating(
             host,
-            [Sitter(host, name, tag, browser), None, None, None],
+            [Sitter(host, name, tag, browser, _pending(options.quick)), None, None, None],
             OPEN,
             grace=options.grace,
             now=loop_time(),
@@ -240,7 +258,13 @@ class RoomService:
                     return mine
             with self._undo_on_error(room):
                 taken = seating.join(
-                    player, name or "", seat, loop_time(), tag=tag, browser=browser
+                    player,
+                    name or "",
+                    seat,
+                    loop_time(),
+                    tag=tag,
+                    browser=browser,
+                    wall=time.time(),
                 )
                 sitter = seating.seats[taken]
                 if sitter is not None and not sitter.name:
@@ -250,16 +274,57 @@ class RoomService:
         room.broadcast()
         if room.seating.start_due(time.time()):  # a quick table's fourth person
             await self._start_quick(room)
+        else:
+            self._watch_start(room)  # a quick table: the new pending seat's time
         return taken
 
-    async def leave(self, room: Room, player: str) -> None:
+    async def leave(self, room: Room, player: str) -> bool:
         """``player`` gives up their seat (``open`` or between games); the host passes
-        on, and a room nobody is left in closes."""
+        on, and a room nobody is left in closes. During a game at a rated table (a quick
+        table, or a rated room) they leave the game: they have abandoned their seat (an
+        ``abandon`` event, why ``left``), the computer plays it to the end, and they may sit
+        elsewhere; True then. Elsewhere a game under way is refused ``game-under-way``."""
+        abandoned = False
         async with room.lock:
-            with self._undo_on_error(room):
-                room.seating.leave(player)
-                await self._save(room)
-            await self._rematch_if_ready(room)
+            seating = room.seating
+            if room.status == PLAYING and room.options.rated:
+                seat = seating.seat_of(player)
+                if seat is not None and room._game_seats():
+                    # The game first: the person's pages watch before anything says so.
+                    assert room.session is not None
+                    await room.session.leave_game(player)
+                with self._undo_on_error(room):
+                    seating.abandon(player)
+                    await self._save(room)
+                abandoned = True
+            else:
+                with self._undo_on_error(room):
+                    seating.leave(player)
+                    await self._save(room)
+                await self._rematch_if_ready(room)
+        self._after_seats(room)
+        return abandoned
+
+    async def _free_abandoned(self, room: Room, session: GameSession, player: str) -> None:
+        """A person abandoned their seat in the room's game (out of time too often, or gone
+        the whole grace at a rated table): they hold no seat at the table any more."""
+        try:
+            # The room in memory now (it may have left memory and come back meanwhile).
+            found = await self.get(room.id, live=False)
+            if found is None:
+                return
+            room = found
+            async with room.lock:
+                if room.game_id != session.id or room.status != PLAYING:
+                    return
+                if room.seating.seat_of(player) is None:
+                    return  # left already
+                with self._undo_on_error(room):
+                    room.seating.abandon(player)
+                    await self._save(room)
+        except Exception as e:  # the game's seat is the computer's all the same
+            log.error("room %s: an abandoned seat could not be freed: %r", room.id, e)
+            return
         self._after_seats(room)
 
     async def remove(self, room: Room, player: str | None, seat: int) -> None:
@@ -294,7 +359,7 @@ class RoomService:
         if room._start_timer is not None:
             room._start_timer.cancel()
             room._start_timer = None
-        starts_in = room.seating.starts_in(time.time())
+        starts_in = room.seating.quick_wake(time.time())  # its start, or a pending seat's end
         if starts_in is None:
             return
         loop = asyncio.get_running_loop()
@@ -310,21 +375,32 @@ class RoomService:
         room._start_timer = loop.call_later(max(starts_in, 0.02), due)
 
     async def _start_quick(self, room: Room) -> None:
-        """Start a quick table's game if it is due: full, or its start time come; the
-        empty seats are computers."""
+        """A quick table's own step: free the pending seats whose time has come (a table
+        nobody is left at closes), then start its game if it is due: full, or its start
+        time come; the empty seats are computers."""
+        freed: list[str] = []
+        session = None
         try:
             async with room.lock:
-                if not room.seating.start_due(time.time()):
-                    if room.status == OPEN and self.rooms.get(room.id) is room:
-                        self._watch_start(room)  # woken early: wait for the start time
-                    return
+                wall = time.time()
                 with self._undo_on_error(room):
-                    room.seating.start_quick(time.time())
-                    session = await self._new_game(room)
+                    freed = room.seating.free_unconnected(wall)
+                    if room.seating.start_quick(wall):
+                        session = await self._new_game(room)
+                    elif freed:
+                        await self._save(room)
+                if session is None and room.status == OPEN and self.rooms.get(room.id) is room:
+                    self._watch_start(room)  # woken early, or a seat freed: the next step
         except Exception as e:  # the database: tried again shortly
             log.error("room %s: the quick table could not start: %r", room.id, e)
             loop = asyncio.get_running_loop()
             room._start_timer = loop.call_later(1.0, lambda: self._watch_start(room))
+            return
+        if freed and self.on_quick_freed is not None:
+            self.on_quick_freed(room.id, freed)
+        if session is None:
+            if freed:
+                self._after_seats(room)
             return
         if room._start_timer is not None:
             room._start_timer.cancel()
@@ -439,12 +515,19 @@ class RoomService:
     def connect(self, room: Room, member: RoomMember, since: int) -> None:
         """A page joins the room (admitted by the caller): its ``room`` frame, then the
         game's state or events for what its person may see."""
-        room.seating.open_page(member, member.player)
+        if room.seating.open_page(member, member.player):  # a quick-play seat counts now
+            asyncio.get_running_loop().create_task(self._page_came(room))
         member.seat = self._view(room, member)
         member.send(room_frame(room.snapshot(member.player)))
         self._enter(room, member, since)
         room.presence_changed()
         self._watch_host(room)
+
+    async def _page_came(self, room: Room) -> None:
+        """A quick-play seat's page opened the table: the seat counts (stored), and a
+        table every seat of which counts starts."""
+        await self._save_quietly(room)
+        await self._start_quick(room)
 
     def disconnect(self, room: Room, member: RoomMember) -> None:
         """A page leaves the room; a room nobody is in leaves memory (it stays stored)."""
@@ -556,9 +639,18 @@ class RoomService:
 
     def _attach(self, room: Room, session: GameSession) -> None:
         """Make ``session`` the room's game: its table options, spectators, presence."""
-        session.table = TableOptions(grace=room.options.grace, turn_timer=room.options.turn_timer)
+        session.table = TableOptions(
+            grace=room.options.grace,
+            turn_timer=room.options.turn_timer,
+            rated=room.options.rated,
+        )
         session.open_to_spectators()
         session.room_id = room.id
+
+        def abandoned(s: GameSession, player: str) -> None:
+            asyncio.get_running_loop().create_task(self._free_abandoned(room, s, player))
+
+        session.on_abandon = abandoned
 
         def changed(s: GameSession) -> None:
             if s.game.is_over and room.status == PLAYING and room.session is s:

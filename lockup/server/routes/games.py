@@ -14,7 +14,7 @@ from ..cluster.leases import OwnedElsewhere
 from ..protocol import OptionError, ProtocolError, loads, options_document, parse_options
 from ..session import GameService, GameSession, available_levels
 from ..ws.guards import Guards
-from .common import COOKIE, _address, _error, _player, _service, _set_cookie, _under_way
+from .common import _address, _error, _known, _player, _service, _set_cookie, _under_way
 
 
 def _game_json(session: GameSession, seat: int) -> dict[str, Any]:
@@ -110,7 +110,7 @@ async def api_record(request: Request) -> Response:
     from ...record import dumps
 
     game_id = request.path_params["game_id"]
-    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    token = await _known(request)
     service = _service(request)
     if not isinstance(game_id, str) or len(game_id) > 32:
         return JSONResponse({"error": "no-game", "reason": "There is no such game."}, 404)

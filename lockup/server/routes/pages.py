@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 
 from ...web import STATIC_DIR
-from .common import _player, _set_cookie, _unavailable
+from .common import _identity, _set_cookie, _set_session_cookie, _unavailable
 
 log = logging.getLogger("lockup.server")
 
@@ -19,9 +19,11 @@ def _page(name: str) -> Any:
     async def page(request: Request) -> Response:
         response = FileResponse(STATIC_DIR / name, media_type="text/html; charset=utf-8")
         response.headers["Cache-Control"] = "no-cache"
-        token, new = await _player(request)
-        if new:
-            _set_cookie(request, response, token)
+        identity = await _identity(request)
+        if identity.new_browser:
+            _set_cookie(request, response, identity.browser)
+        if identity.stale_session:
+            _set_session_cookie(request, response, None)
         return response
 
     return page

@@ -1,6 +1,7 @@
 """Quick play over HTTP (``POST /api/quickplay``): a seat at the open quick table, asked at
-any process; the process that has the table seats the person (a forwarded join, as for a
-room's own)."""
+any process; the process that has the table seats the person (quick play's own forwarded
+join, the only join a quick table takes, marked as such in its scope: see
+:data:`~lockup.server.routes.rooms.QUICK_JOIN`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..cluster.bus import Bus
+from ..cluster.bus import Bus, alive_key
 from ..protocol import OptionError, ProtocolError
 from ..quick import QuickPlay
 from ..rooms import check_name
@@ -24,47 +25,56 @@ from .common import (
     _player,
     _rooms,
     _set_cookie,
-    _unavailable,
 )
-from .rooms import FORWARDED, _room_url, room_owner
+from .rooms import QUICK_JOIN, _room_url, browser_of, room_owner
 
 
 class _Elsewhere:
     """The rooms of other processes, reached for one request's person (see
     :class:`~lockup.server.quick.Elsewhere`)."""
 
-    def __init__(self, request: Request, player: str) -> None:
+    def __init__(self, request: Request, player: str, browser: str) -> None:
         self.request = request
         self.player = player
+        self.browser = browser
 
     async def owner(self, room_id: str) -> str | None:
         return await room_owner(self.request, room_id)
 
+    async def alive(self, owner: str) -> bool:
+        bus: Bus = self.request.app.state.bus
+        return bool(await bus.redis.exists(alive_key(owner)))
+
     async def ask(
-        self, owner: str, method: str, path: str, body: dict[str, Any] | None
+        self,
+        owner: str,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        timeout: float,
     ) -> tuple[int, dict[str, Any]]:
         bus: Bus = self.request.app.state.bus
-        drop = ("content-length", "cookie", "content-type", FORWARDED)
+        drop = ("content-length", "cookie", "content-type")
         headers = [(k, v) for k, v in self.request.headers.items() if k.lower() not in drop]
+        # The browser's cookie (a new person's, minted here) and the request's others.
+        cookies = {**self.request.cookies, COOKIE: self.browser}
         headers += [
-            ("cookie", f"{COOKIE}={self.player}"),  # a new person's cookie, minted here
+            ("cookie", "; ".join(f"{k}={v}" for k, v in cookies.items())),
             ("content-type", "application/json"),
-            (FORWARDED, "1"),
         ]
-        try:
-            reply = await bus.call(
-                owner,
-                {
-                    "method": method,
-                    "path": path,
-                    "query": "",
-                    "headers": headers,
-                    "body": json.dumps(body) if body is not None else "",
-                    "client": _address(self.request),
-                },
-            )
-        except TimeoutError:
-            raise ProtocolError("server-error", "The table's server did not answer.") from None
+        reply = await bus.call(
+            owner,
+            {
+                "method": method,
+                "path": path,
+                "query": "",
+                "headers": headers,
+                "body": json.dumps(body) if body is not None else "",
+                "client": _address(self.request),
+                "mark": QUICK_JOIN,
+            },
+            timeout=timeout,
+        )
         status = int(reply["status"])
         try:
             answer = json.loads(reply["body"])
@@ -80,6 +90,20 @@ class _Elsewhere:
     async def spend_seat(self) -> None:
         guards: Guards = self.request.app.state.guards
         await guards.seat_change(self.player, _address(self.request))
+
+
+def _queue_unavailable() -> JSONResponse:
+    """503: quick play's queue (Redis, shared by the server's processes) cannot be reached
+    now; the database may well be up, and games under way go on."""
+    return JSONResponse(
+        {
+            "error": "unavailable",
+            "reason": "Quick play cannot reach its queue of tables (Redis) just now: try again"
+            " shortly, or play with friends or against computers meanwhile.",
+        },
+        503,
+        headers={"Retry-After": "5"},
+    )
 
 
 async def api_quickplay(request: Request) -> Response:
@@ -113,13 +137,17 @@ async def api_quickplay(request: Request) -> Response:
     if name is not None and name != stored:
         await rooms.set_name(token, name)
     quick: QuickPlay = request.app.state.quick
+    browser = browser_of(request, token, new)
     try:
-        seated = await quick.play(token, _Elsewhere(request, token))
+        tag = await rooms.store.address_tag(address)
+        seated = await quick.play(
+            token, _Elsewhere(request, token, browser), tag=tag, browser=browser
+        )
     except ProtocolError as e:
         status = int(e.params.pop("status", 0)) or (429 if "retry_after" in e.params else 503)
         return _error(status, e)
-    except (RedisError, OSError):  # the queue cannot be reached
-        return _unavailable()
+    except (RedisError, OSError):  # the queue (Redis) cannot be reached
+        return _queue_unavailable()
     response = JSONResponse(
         {
             "room": seated.room,

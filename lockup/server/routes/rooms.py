@@ -3,18 +3,29 @@ that owns the room), and the player's display name."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..cluster.bus import Bus
+from ..cluster.bus import FORWARDED_SCOPE, Bus
 from ..net.limits import Limits
 from ..protocol import OptionError, ProtocolError
 from ..rooms import check_name, no_room, parse_room_options
 from ..session import available_levels
 from ..ws.guards import Guards
-from .common import COOKIE, _address, _error, _json_body, _player, _rooms, _service, _set_cookie
+from .common import (
+    COOKIE,
+    _address,
+    _error,
+    _json_body,
+    _known,
+    _player,
+    _rooms,
+    _service,
+    _set_cookie,
+)
 
 
 def _room_url(request: Request, kind: str, room_id: str, key: str) -> str:
@@ -39,18 +50,19 @@ async def api_new_room(request: Request) -> Response:
         await guards.new_game(token, _address(request))
     except ProtocolError as e:
         return _error(429, e)
+    store = _service(request).store
+    tag = await store.address_tag(_address(request))
+    browser = browser_of(request, token, new)  # where the host sat down from (ratings)
     if options.public:
-        store = _service(request).store
-        tag = await store.address_tag(_address(request))
         async with guards.public_rooms(tag):  # counted, made and tagged as one
             try:
                 await _check_public_rooms(request, token, tag)
             except ProtocolError as e:
                 return _error(429, e)
-            room = await _rooms(request).create(token, options, name)
+            room = await _rooms(request).create(token, options, name, tag=tag, browser=browser)
             await store.tag_room(room.id, tag)
     else:
-        room = await _rooms(request).create(token, options, name)
+        room = await _rooms(request).create(token, options, name, tag=tag, browser=browser)
     response = JSONResponse(
         {
             "room": room.id,
@@ -98,8 +110,27 @@ async def api_lobby(request: Request) -> Response:
     return JSONResponse({"rooms": rooms})
 
 
-FORWARDED = "x-lockup-forwarded"
-"""The header of an HTTP request another process forwarded (never forwarded again)."""
+QUICK_JOIN = "quick-play"
+"""The mark (see :data:`~lockup.server.cluster.bus.FORWARDED_SCOPE`) of quick play's own
+join, forwarded to the process that has the quick table: the only join a quick table
+takes from someone not seated there."""
+
+
+def forwarded_mark(request: Request) -> str | None:
+    """The mark of a request another process forwarded through the bus (never forwarded
+    again), or None for a client's own: set in the ASGI scope, never by a header."""
+    mark = request.scope.get(FORWARDED_SCOPE)
+    return mark if isinstance(mark, str) else None
+
+
+def browser_of(request: Request, token: str, new: bool) -> str:
+    """The browser's own guest token (its ``lockup_player`` cookie; ``token`` when the
+    request had none and was given one), kept beside a seat."""
+    identity = getattr(request.state, "identity", None)  # set by _player (routes/common.py)
+    if identity is not None:
+        return str(identity.browser)
+    cookie = request.cookies.get(COOKIE)
+    return token if new or not cookie else cookie
 
 
 async def room_owner(request: Request, room_id: str) -> str | None:
@@ -121,7 +152,7 @@ async def _elsewhere(request: Request) -> Response | None:
     """Several processes: the answer of the process that has the room, when another
     process has it (None: this process answers)."""
     bus: Bus | None = request.app.state.bus
-    if bus is None or request.headers.get(FORWARDED):
+    if bus is None or forwarded_mark(request):
         return None
     owner = await room_owner(request, request.path_params["room_id"])
     if owner is None:
@@ -134,7 +165,7 @@ async def _elsewhere(request: Request) -> Response | None:
                 "method": request.method,
                 "path": request.url.path,
                 "query": request.url.query,
-                "headers": [*headers, (FORWARDED, "1")],
+                "headers": headers,
                 "body": (await request.body()).decode("utf-8", "replace"),
                 "client": _address(request),
             },
@@ -154,7 +185,7 @@ async def api_room(request: Request) -> Response:
     if forwarded is not None:
         return forwarded
     room = await _rooms(request).get(request.path_params["room_id"])
-    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    token = await _known(request)
     key = request.query_params.get("invite") or request.query_params.get("key")
     if room is None or not (
         room.seat_of(token) is not None or room.may_join(key) or room.may_watch(key)
@@ -192,25 +223,55 @@ async def api_join_room(request: Request) -> Response:
     if room is None:
         return _error(404, no_room())
     invite = data.get("invite")
+    if (
+        room.options.quick
+        and room.seat_of(token) is None
+        and forwarded_mark(request) != QUICK_JOIN
+        and room.may_join(invite if isinstance(invite, str) else None)
+    ):
+        return _error(
+            403,
+            ProtocolError(
+                "quick-only",
+                "Seats at a quick-play table are given by quick play only: you may watch.",
+                params={"watch": True},
+            ),
+        )
+    tag = await rooms.store.address_tag(_address(request))
     try:
         seat = await rooms.join(
-            room, token, invite if isinstance(invite, str) else None, seat, name
+            room,
+            token,
+            invite if isinstance(invite, str) else None,
+            seat,
+            name,
+            tag=tag,
+            browser=browser_of(request, token, new),
         )
     except ProtocolError as e:
         status = {"no-room": 404, "bad-message": 400}.get(e.code, 409)
         return _error(status, e)
-    response = JSONResponse({"room": room.id, "seat": seat})
+    starts_in = room.seating.starts_in(time.time())
+    response = JSONResponse(
+        {
+            "room": room.id,
+            "seat": seat,
+            "starts_in": None if starts_in is None else round(starts_in, 2),
+        }
+    )
     if new:
         _set_cookie(request, response, token)
     return response
 
 
 async def api_leave_room(request: Request) -> Response:
-    """``POST /api/rooms/{id}/leave``: give up one's seat before the game starts."""
+    """``POST /api/rooms/{id}/leave``: give up one's seat before the game starts or
+    between games; at a rated table (a quick table, a rated room), leave the game under way
+    too: the person has abandoned their seat (``"abandoned": true``, ranked last)."""
     forwarded = await _elsewhere(request)
     if forwarded is not None:
         return forwarded
-    token = await request.app.state.players.known(request.cookies.get(COOKIE))
+    token = await _known(request)
     try:
         await request.app.state.guards.seat_change(token, _address(request))
     except ProtocolError as e:
@@ -219,10 +280,10 @@ async def api_leave_room(request: Request) -> Response:
     if room is None or token is None or room.seat_of(token) is None:
         return _error(404, no_room())
     try:
-        await _rooms(request).leave(room, token)
+        abandoned = await _rooms(request).leave(room, token)
     except ProtocolError as e:
         return _error(409, e)
-    return JSONResponse({"room": room.id, "seat": None})
+    return JSONResponse({"room": room.id, "seat": None, "abandoned": abandoned})
 
 
 async def api_profile(request: Request) -> Response:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .attendance import ABANDON_AFTER
+
 
 def available_levels() -> list[str]:
     """The bot levels a game may use, weakest first."""
@@ -84,8 +86,13 @@ class TableOptions:
 
     ``grace``: seconds a person may be gone before a computer plays for them (None: never,
     a game of one person waits). ``turn_timer``: seconds a person has for a card before the
-    computer plays it for them (0: no limit).
+    computer plays it for them (0: no limit). ``rated``: a rated table, where a person gone
+    the whole grace has abandoned their seat (a computer plays it for good) instead of
+    getting it back on return. ``abandon_after``: the turn timeouts in one game after which
+    a person has abandoned their seat (:data:`~.attendance.ABANDON_AFTER`).
     """
 
     grace: float | None = None
     turn_timer: float = 0.0
+    rated: bool = False
+    abandon_after: int = ABANDON_AFTER

@@ -120,8 +120,7 @@ class GameService:
             self._sweeper.cancel()
         for s in list(self.sessions.values()):
             s.closed = True
-            if s._driver is not None:
-                s._driver.cancel()
+            s.driver.cancel()
         if self.leases is not None:
             await self.leases.close()
 
@@ -148,8 +147,7 @@ class GameService:
         s.closed = True
         s.lease = None
         self.forget(s)
-        if s._driver is not None:
-            s._driver.cancel()
+        s.driver.cancel()
         for sub in list(s.subscribers):
             sub.close(1012)
         s.subscribers.clear()
@@ -324,7 +322,7 @@ class GameService:
         # A new game's first write waits for a slot behind every game's moves (priority
         # 2): a burst of new games never holds up the cards of games under way.
         async with self.slots.hold(NEW_GAME_PRIORITY), s.lock:
-            await s._apply("deal", game.dealer, deal=first.deal, before=(create,))
+            await s.apply("deal", game.dealer, deal=first.deal, before=(create,))
         if not keep and self.leases is not None and s.lease is not None:
             s.closed = True
             await self.leases.release(s.lease.key)

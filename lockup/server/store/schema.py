@@ -201,8 +201,10 @@ rating_changes_table = Table(
 )
 """What a rated game did to each seat's subject: the rating before and the model's
 answer for the seat after (for a computer level of several seats, its new rating is the
-mean of its seats'). ``sat_out``: a person a computer played most cards for (rated as
-the computer's level). The key (game, seat) makes each game rated once."""
+mean of its seats'). ``sat_out``: the seat's person abandoned the game and ranked last
+(in rows rated before that rule: a person a computer played most cards for, rated as the
+computer's level). A seat left out of the rating (a guest's) has no row. The key (game,
+seat) makes each game rated once."""
 
 
 accounts_table = Table(

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from ..accounts import resolve
 from ..cluster.bus import Bus, Gateway
 from ..cluster.leases import OwnedElsewhere
 from ..net.security import same_origin
@@ -141,8 +142,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
         await ws.close(code=1008)  # before accept: the handshake is refused with 403
         return
     await ws.accept()
-    player = await ws.app.state.players.known(ws.cookies.get("lockup_player"))
-    conn = Connection(ws, player, ws.app.state.guards.limits)
+    try:
+        identity = await resolve(ws.app.state.players, ws.app.state.accounts, ws.cookies)
+    except (StoreError, SQLAlchemyError) as e:  # the database is down: come back later
+        log.warning("a connection's player could not be looked up: %r", e)
+        await ws.close(code=CLOSE_TRY_LATER)
+        return
+    conn = Connection(ws, identity.known, ws.app.state.guards.limits)
+    if identity.signed is not None:  # closed when the session ends: the page comes back
+        ws.app.state.accounts.watch(identity.signed, conn)
     bus: Bus | None = getattr(ws.app.state, "bus", None)
     if bus is not None:
         conn.bus_id = bus.new_conn_id()

@@ -49,6 +49,13 @@ class Guards:
         self.names_address = limiter(limits.names_address if per_address else off, "names-address")
         self.quick_player = limiter(limits.quick_player, "quick-player")
         self.quick_address = limiter(limits.quick_address if per_address else off, "quick-address")
+        self.signups_address = limiter(
+            limits.signups_address if per_address else off, "signups-address"
+        )
+        self.logins_address = limiter(
+            limits.logins_address if per_address else off, "logins-address"
+        )
+        self.logins_name = limiter(limits.logins_name, "logins-name")
         self.public_rooms_address = limits.public_rooms_address if per_address else 0
         self._room_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -81,6 +88,17 @@ class Guards:
         """Spend one quick-play request (``POST /api/quickplay``); raises ``rate-limited``."""
         await self._spend_both(
             self.quick_player, self.quick_address, player, address, "quick-play requests"
+        )
+
+    async def signup(self, address: str) -> None:
+        """Spend one account made from ``address``; raises ``rate-limited``."""
+        await self.spend(self.signups_address, address, "new accounts from your address")
+
+    async def login(self, name_key: str, address: str) -> None:
+        """Spend one sign-in attempt at the account name whose key is ``name_key`` from
+        ``address``; raises ``rate-limited``."""
+        await self._spend_both(
+            self.logins_name, self.logins_address, name_key, address, "sign-in attempts"
         )
 
     async def name_change(self, player: str, address: str) -> None:

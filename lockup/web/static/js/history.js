@@ -67,7 +67,8 @@ function ratingCell(g) {
   if (!h.rated || h.before == null || h.after == null || h.change == null)
     return `<span class="badge takeover" data-rating="sat-out">${esc(t("history.satOut"))}</span>`;
   const cls = h.change > 0 ? "up" : h.change < 0 ? "down" : "";
-  return `<span class="rating-change ${cls}" data-rating="${h.change}">${esc(ratingText(h.before))} → ${esc(ratingText(h.after))} <b>(${esc(signed(h.change))})</b></span>`;
+  const left = h.abandoned ? ` <span class="badge takeover" data-abandoned="true">${esc(t("history.abandoned"))}</span>` : "";
+  return `<span class="rating-change ${cls}" data-rating="${h.change}">${esc(ratingText(h.before))} → ${esc(ratingText(h.after))} <b>(${esc(signed(h.change))})</b></span>${left}`;
 }
 
 /** The rating now and its chart over the rated games. */
@@ -76,11 +77,14 @@ function renderRating() {
   const plot = $("#rating-plot");
   const rated = (rating?.history || []).filter((h) => h.rated && h.after != null);
   if (!rating || rating.rating == null || !rated.length) {
-    now.textContent = rating ? t("history.ratingNone") : "";
+    now.textContent = !rating ? "" : rating.guest ? t("lb.guest") : t("history.ratingNone");
     plot.innerHTML = "";
     return;
   }
-  now.textContent = t("history.ratingNow", { rating: ratingText(rating.rating), rank: rating.rank ?? "–", n: rating.games });
+  now.textContent = rating.provisional
+    ? t("lb.provisional", { rating: ratingText(rating.rating), n: rating.games, min: rating.min_games })
+    : t("history.ratingNow", { rating: ratingText(rating.rating), rank: rating.rank ?? "–", n: rating.games });
+  now.dataset.provisional = String(rating.provisional);
   const label = t("history.ratingChart", { n: rated.length });
   const svg = lineChart({
     label,

@@ -1,7 +1,9 @@
 // @ts-check
-// The leaderboard page (/leaderboard): rated people and computer levels by their rating
-// (GET /api/leaderboard). The rating shown is openskill's ordinal, mu - 3 sigma, with one
-// decimal here and on the history page (docs/ratings.md); the player's own row is marked.
+// The leaderboard page (/leaderboard): rated accounts past their provisional games and
+// computer levels by their rating (GET /api/leaderboard). The rating shown is openskill's
+// ordinal, mu - 3 sigma, with one decimal here and on the history page (docs/ratings.md);
+// the player's own row is marked, and a line says their own rating (GET /api/ratings/me):
+// provisional ("12.3?") before the leaderboard lists them, or that guests play unrated.
 
 import { formatNumber, t } from "./i18n.js";
 import { $, ApiError, getJSON, levelName, startPage } from "./pagekit.js";
@@ -9,6 +11,9 @@ import { esc } from "./text.js";
 
 /** @type {import("./types.js").LeaderboardEntry[] | null} */
 let rows = null;
+/** @type {import("./types.js").MyRating | null} */
+let mine = null;
+let minGames = 10;
 let loadError = "";
 
 /** A rating as shown everywhere: one decimal. @param {number} x */
@@ -42,14 +47,29 @@ function render() {
   err.textContent = loadError;
   $("#board tbody").innerHTML = (rows || []).map(row).join("");
   $("#empty").hidden = !rows || rows.length > 0;
-  const me = (rows || []).find((e) => e.you);
-  $("#yours").textContent = !rows ? "" : me ? t("lb.yours", { rating: ratingText(me.rating), rank: me.rank, n: me.games }) : t("lb.notYet");
+  $("#listed").textContent = t("lb.listed", { n: minGames });
+  $("#yours").textContent = yours();
+  $("#yours").dataset.state = !rows ? "" : mine?.guest ? "guest" : mine?.provisional && mine.rating != null ? "provisional" : "";
+}
+
+/** The line about the player's own rating. */
+function yours() {
+  if (!rows) return "";
+  const me = rows.find((e) => e.you);
+  if (me) return t("lb.yours", { rating: ratingText(me.rating), rank: me.rank, n: me.games });
+  if (mine?.guest) return t("lb.guest");
+  if (mine && mine.rating != null && mine.provisional)
+    return t("lb.provisional", { rating: ratingText(mine.rating), n: mine.games, min: mine.min_games });
+  return t("lb.notYet");
 }
 
 async function main() {
   await startPage(render);
   try {
-    rows = (await getJSON("/api/leaderboard")).players || [];
+    const [board, me] = await Promise.all([getJSON("/api/leaderboard"), getJSON("/api/ratings/me")]);
+    rows = board.players || [];
+    minGames = board.min_games ?? minGames;
+    mine = me;
     loadError = "";
   } catch (err) {
     loadError = err instanceof ApiError ? err.message : String(err);

@@ -19,6 +19,14 @@ function el(tag, attrs = {}, ...kids) {
   return e;
 }
 
+/** "Guests play unrated: sign up to be rated", a link to the account page, shown to guests
+ * only (account-link.js keeps it so once it knows). */
+function guestNote() {
+  const note = el("p", { class: "dialog-note guest-note", "data-guest-note": "" }, el("a", { href: "/account", "data-i18n": "account.guestUnrated" }));
+  note.hidden = document.body.dataset.account !== "guest";
+  return note;
+}
+
 /** Show the lobby instead of the table. */
 export function showLobby() {
   const main = document.querySelector("main.layout");
@@ -33,6 +41,7 @@ export function showLobby() {
     list,
     el("p", { class: "lobby-actions" }, quick, el("a", { class: "button", href: "/", "data-i18n": "room.solo" })),
     el("p", { class: "dialog-note", "data-i18n": "quick.lobbyNote" }),
+    guestNote(),
     error,
   );
   if (main) main.before(section);

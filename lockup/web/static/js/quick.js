@@ -104,6 +104,10 @@ function buildNameDialog() {
   title.dataset.i18n = "quick.title";
   const note = Object.assign(document.createElement("p"), { className: "dialog-note" });
   note.dataset.i18n = "quick.nameNote";
+  // Guests only (account-link.js keeps it so): quick tables are rated for accounts.
+  const guest = Object.assign(document.createElement("p"), { className: "dialog-note guest-note", hidden: document.body.dataset.account !== "guest" });
+  guest.dataset.guestNote = "";
+  guest.dataset.i18n = "account.guestUnrated";
   const label = Object.assign(document.createElement("label"), { className: "field" });
   const span = document.createElement("span");
   span.dataset.i18n = "room.name";
@@ -117,7 +121,7 @@ function buildNameDialog() {
   const go = Object.assign(document.createElement("button"), { type: "submit", id: "quick-name-go", className: "primary" });
   go.dataset.i18n = "quick.go";
   buttons.append(cancel, go);
-  form.append(title, note, label, err, buttons);
+  form.append(title, note, guest, label, err, buttons);
   dlg.append(form);
   document.body.append(dlg);
   cancel.addEventListener("click", () => /** @type {HTMLDialogElement} */ (dlg).close());

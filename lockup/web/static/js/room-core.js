@@ -11,6 +11,10 @@ export const TIMERS = [0, 15, 30, 60];
 export const GRACES = [15, 45, 120, 300];
 export const MAX_CHAT = 200;
 export const MAX_NAME = 24;
+/** The turn timeouts in one game after which a person has abandoned their seat (the server's ABANDON_AFTER). */
+export const ABANDON_AFTER = 3;
+/** Why a person abandoned their seat (an `abandon` event's `why`). */
+export const ABANDON_WHYS = ["timeouts", "gone", "left"];
 
 /**
  * @typedef {object} RoomLink what the page's address asks for
@@ -88,7 +92,21 @@ export function endsClock(c, msg) {
   if (!c || msg.version <= c.version) return false;
   const ev = msg.event || {};
   if (ev.kind === "play") return ev.seat === c.seat;
-  return ev.kind === "deal" || ev.kind === "hand" || ev.kind === "over" || ev.kind === "seat";
+  return ev.kind === "deal" || ev.kind === "hand" || ev.kind === "over" || ev.kind === "seat" || (ev.kind === "abandon" && ev.seat === c.seat);
+}
+
+/**
+ * What the page says of an `abandon` event (a person gave up their seat for good, the
+ * computer plays it): the words' key and parameters, and the key of the sentence that
+ * says it counts as a loss ("" when it does not: an unrated table). `mine`: the page's
+ * own person; `rated`: a rated table (leaving a game is only possible at one).
+ * @param {{seat: number, why?: string}} ev @param {boolean} mine @param {string} name @param {boolean} rated
+ * @returns {{why: string, key: string, params: Record<string, any>, loss: string}}
+ */
+export function abandonWords(ev, mine, name, rated) {
+  const why = ABANDON_WHYS.includes(String(ev.why)) ? String(ev.why) : "left";
+  const loss = why === "left" ? "room.lossLeft" : rated ? "room.loss" : "";
+  return { why, key: `room.${mine ? "abandonedYou" : "abandoned"}.${why}`, params: { name, n: ABANDON_AFTER }, loss };
 }
 
 /** A chat line as it is sent: trimmed, control characters out, at most MAX_CHAT. @param {string} text */

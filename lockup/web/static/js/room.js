@@ -11,7 +11,7 @@ import { t, translateDom } from "./i18n.js";
 import { closeDialog, openDialog } from "./dialogs.js";
 import { S, posOf } from "./state.js";
 import { reactionIcon } from "./reaction-icons.js";
-import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
+import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, abandonWords, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
 import { showLobby } from "./lobby.js";
 import { bindQuickPlay } from "./quick.js";
 import { coming, countdownWords, isQuick, secondsTo, startsAt } from "./quick-core.js";
@@ -140,6 +140,9 @@ class RoomPage {
     this.drawnKey = "";
     /** A computer played for this person while they were away (said once they are back). */
     this.wasAway = false;
+    /** Why this person abandoned their seat in the game under way ("" : they did not): the
+     * page says so, and offers another game. */
+    this.abandoned = "";
     /** @type {Map<number, number>} when (the page's clock, ms) a computer plays for each person who left */
     this.takeovers = new Map();
     /** @type {any} */
@@ -207,7 +210,10 @@ class RoomPage {
     if (room.you == null) {
       const full = room.status === "open" && freeSeats(room.seats).length === 0;
       let choice = null;
-      if (room.status !== "open" || full) {
+      if (isQuick(room)) {
+        // A quick table's seats are given by quick play only: its link lets others watch.
+        choice = await this.offerWatch(room, "quick");
+      } else if (room.status !== "open" || full) {
         // Too late for a seat, or every seat taken: say so first, and offer to watch.
         choice = await this.offerWatch(room, full ? "full" : "started");
       } else {
@@ -254,15 +260,15 @@ class RoomPage {
   }
 
   /**
-   * No seat for this person (the game has started, or every seat is taken): the panel
-   * says so and offers to watch. Resolves with "watch" when they choose to.
-   * @param {Room} room @param {"started" | "full"} why
+   * No seat for this person (the game has started, every seat is taken, or a quick
+   * table's seats are quick play's to give): the panel says so and offers to watch. Resolves with "watch" when they choose to.
+   * @param {Room} room @param {"started" | "full" | "quick"} why
    * @returns {Promise<"watch">}
    */
   offerWatch(room, why) {
     document.body.classList.add("room-failed");
     document.body.dataset.room = room.status;
-    const text = t(why === "full" ? "room.fullWatch" : "room.startedWatch");
+    const text = t(why === "full" ? "room.fullWatch" : why === "quick" ? "room.quickWatch" : "room.startedWatch");
     this.drawStatus(text);
     this.drawSeats(room, null, false);
     return new Promise((resolve) => {
@@ -285,10 +291,20 @@ class RoomPage {
     document.body.classList.add("room-failed");
     document.body.classList.remove("room-waiting");
     this.drawStatus(text);
+    // A person who abandoned the game is still offered another one (the table closes once
+    // its game ends with nobody left at it).
+    const again = this.abandoned ? this.playAgainButton() : null;
     document
       .querySelector("#room-actions")
-      ?.replaceChildren(h("a", { className: "button primary", href: "/", text: t("room.solo") }), h("a", { className: "button", href: "/lobby", text: t("lobby.title") }));
-    this.api?.showMessage(text, "error", true);
+      ?.replaceChildren(...(again ? [again] : []), h("a", { className: again ? "button" : "button primary", href: "/", text: t("room.solo") }), h("a", { className: "button", href: "/lobby", text: t("lobby.title") }));
+    if (!this.abandoned) this.api?.showMessage(text, "error", true);
+  }
+
+  /** "Play another game" (quick play), for a person who abandoned the game. */
+  playAgainButton() {
+    const again = /** @type {HTMLButtonElement} */ (h("button", { type: "button", id: "room-play-again", className: "primary", text: t("room.playAgain") }));
+    bindQuickPlay(again, (text) => this.api?.showMessage(text));
+    return again;
   }
 
   // ---------------------------------------------------------------- frames
@@ -374,10 +390,12 @@ class RoomPage {
       document.body.classList.remove("watching");
     }
     if (you == null && !this.spectator) {
-      // Removed by the host: the table goes on, watched.
+      // Removed by the host, or this person abandoned the seat: the table goes on, watched
+      // (the invite opens it to watch, after a reconnection too).
       this.spectator = true;
       document.body.classList.add("watching");
-      api.showMessage(t("room.removed"), "info", true);
+      if (this.link && this.link.key && !api.proto.watch) api.proto.watch = this.link.key;
+      if (!this.abandoned) api.showMessage(t("room.removed"), "info", true);
     }
     if (room.game && room.game !== S.game) {
       api.setGame({ game: room.game, seat: you ?? 0 });
@@ -446,8 +464,28 @@ class RoomPage {
         if (typeof ev.name === "string") S.players[ev.seat] = ev.name;
         api.announce(t("room.replaced", { name: name(ev.seat) }));
         return;
+      case "abandon": {
+        const mine = ev.seat === S.seat && !this.spectator;
+        const rated = !!(this.room && this.room.options && this.room.options.rated);
+        const w = abandonWords(ev, mine, S.players[ev.seat] || seatLabel(ev.seat), rated);
+        const text = w.loss ? `${t(w.key, w.params)} ${t(w.loss)}` : t(w.key, w.params);
+        if (mine) {
+          // For good: the page says so until the person goes elsewhere, and offers a game.
+          this.abandoned = w.why;
+          this.wasAway = false;
+          api.showMessage(text, "info", true);
+          this.setNote(text);
+          this.drawnKey = "";
+          this.draw();
+        } else {
+          api.showMessage(text, "info");
+          this.setNote(text);
+        }
+        api.announce(text);
+        return;
+      }
       case "play":
-        if (ev.seat === S.seat && ev.by !== "computer") this.setNote("");
+        if (ev.seat === S.seat && ev.by !== "computer" && !this.abandoned) this.setNote("");
         if (ev.by === "computer" && ev.seat !== S.seat) api.announce(t("room.computerPlayed", { name: name(ev.seat) }));
         else if (ev.by === "computer") {
           // Not "You" in the trick: the computer's card for us.
@@ -486,6 +524,24 @@ class RoomPage {
     if (!this.active) return;
     this.decorate();
     this.draw();
+    this.offerInOver();
+  }
+
+  /** For a person who abandoned the game, the game-over dialog offers another game. */
+  offerInOver() {
+    const box = document.querySelector("#dlg-over .dialog-buttons");
+    if (!box) return;
+    const have = box.querySelector("#over-play-again");
+    if (!this.abandoned) {
+      have?.remove();
+      return;
+    }
+    const solo = /** @type {HTMLElement | null} */ (box.querySelector("button.new"));
+    if (solo) solo.hidden = true;
+    if (have) return;
+    const again = this.playAgainButton();
+    again.id = "over-play-again";
+    box.append(again);
   }
 
   /** Presence, the away badge, the countdown and a reaction, in each seat's box. */
@@ -701,6 +757,12 @@ class RoomPage {
     if ((room.status === "open" || room.status === "over") && me != null) {
       acts.append(h("button", { type: "button", id: "room-leave", text: t("room.leave"), onclick: () => this.leave() }));
     }
+    // A rated table: leaving the game under way is possible, and counts as a loss (asked first).
+    if (room.status === "playing" && me != null && room.options.rated) {
+      acts.append(h("button", { type: "button", id: "room-leave-game", text: t("room.leaveGame"), onclick: () => this.confirmLeave() }));
+    }
+    // This person abandoned the game: another one, with people.
+    if (this.abandoned && me == null) acts.append(this.playAgainButton());
     if (quick && room.status === "over" && me != null) {
       const again = /** @type {HTMLButtonElement} */ (h("button", { type: "button", id: "room-quick-again", text: t("btn.quick") }));
       bindQuickPlay(again, (text) => this.api?.showMessage(text));
@@ -845,8 +907,55 @@ class RoomPage {
     const room = this.room;
     if (!room) return;
     const r = await api(`/api/rooms/${encodeURIComponent(room.id)}/leave`, {});
-    if (r.ok) location.href = "/";
+    if (r.ok && r.data && r.data.abandoned) this.leftGame();
+    else if (r.ok) location.href = "/";
     else this.api?.showMessage(refusal(r));
+  }
+
+  /** "Leave the game?" at a rated table during a game: it counts as a loss; Stay is the default. */
+  confirmLeave() {
+    let dlg = /** @type {HTMLDialogElement | null} */ (document.querySelector("#dlg-leave-game"));
+    if (!dlg) {
+      const stay = h("button", { type: "button", id: "leave-game-stay", className: "primary", text: t("room.leaveStay") });
+      const go = h("button", { type: "button", id: "leave-game-go", text: t("room.leaveGame") });
+      dlg = /** @type {HTMLDialogElement} */ (
+        h(
+          "dialog",
+          { id: "dlg-leave-game", "aria-labelledby": "leave-game-title", "aria-describedby": "leave-game-note" },
+          h("h2", { id: "leave-game-title", text: t("room.leaveTitle") }),
+          h("p", { id: "leave-game-note", className: "dialog-note", text: t("room.leaveNote") }),
+          h("div", { className: "dialog-buttons" }, go, stay),
+        )
+      );
+      document.body.append(dlg);
+      const d = dlg;
+      stay.addEventListener("click", () => d.close());
+      go.addEventListener("click", () => {
+        d.close();
+        this.leave();
+      });
+    } else {
+      // Words in the page's language now (it may have changed since).
+      /** @type {HTMLElement} */ (dlg.querySelector("#leave-game-title")).textContent = t("room.leaveTitle");
+      /** @type {HTMLElement} */ (dlg.querySelector("#leave-game-note")).textContent = t("room.leaveNote");
+      /** @type {HTMLElement} */ (dlg.querySelector("#leave-game-stay")).textContent = t("room.leaveStay");
+      /** @type {HTMLElement} */ (dlg.querySelector("#leave-game-go")).textContent = t("room.leaveGame");
+    }
+    if (!dlg.open) dlg.showModal();
+    /** @type {HTMLElement} */ (dlg.querySelector("#leave-game-stay")).focus();
+  }
+
+  /** This person left the game under way (the server said so; its event may have come first). */
+  leftGame() {
+    if (this.abandoned) return;
+    const w = abandonWords({ seat: S.seat ?? 0, why: "left" }, true, t("you"), true);
+    const text = `${t(w.key, w.params)} ${t(w.loss)}`;
+    this.abandoned = "left";
+    this.api?.showMessage(text, "info", true);
+    this.api?.announce(text);
+    this.setNote(text);
+    this.drawnKey = "";
+    this.draw();
   }
 
   // ---------------------------------------------------------------- chat

@@ -180,9 +180,16 @@
  * @property {string} name
  */
 
+/**
+ * @typedef {object} AbandonEvent The person at `seat` abandoned it, for good (the computer plays it to the end of the game): `why` `timeouts` (their turn timer ran out too often), `gone` (gone the whole grace at a rated table) or `left` (they left the game).
+ * @property {"abandon"} kind
+ * @property {number} seat
+ * @property {"timeouts" | "gone" | "left"} why
+ */
+
 /** @typedef {DealEvent | PlayEvent | DiscardEvent | TrickEvent | HandEvent | OverEvent} MoveEvent The events a move makes (a deal, a card, a lockup discard and what they end). */
 
-/** @typedef {ChatEvent | ReactEvent | AwayEvent | SeatEvent} NoteEvent The events that are not moves (rooms). */
+/** @typedef {ChatEvent | ReactEvent | AwayEvent | SeatEvent | AbandonEvent} NoteEvent The events that are not moves (rooms). */
 
 /** @typedef {MoveEvent | NoteEvent} GameEvent */
 
@@ -433,7 +440,7 @@
  */
 
 /**
- * @typedef {object} LeaderboardEntry A row of `GET /api/leaderboard`: a person (by name, never their token) or a computer level; `rating` is the number shown (`mu - 3 sigma`, docs/ratings.md).
+ * @typedef {object} LeaderboardEntry A row of `GET /api/leaderboard`: a person (by their account's name, never their token; listed once past their provisional games) or a computer level; `rating` is the number shown (`mu - 3 sigma`, docs/ratings.md).
  * @property {number} rank
  * @property {string | null} name
  * @property {number} rating
@@ -446,17 +453,19 @@
  */
 
 /**
- * @typedef {object} Leaderboard The answer of `GET /api/leaderboard`.
+ * @typedef {object} Leaderboard The answer of `GET /api/leaderboard`; `min_games`: the rated games a person needs to be listed (their rating is provisional before).
  * @property {LeaderboardEntry[]} players
+ * @property {number} min_games
  */
 
 /**
- * @typedef {object} RatingChange A rated game the player sat at (`GET /api/ratings/me`): the shown rating before and after it and the change; all None when they sat out (`rated` false).
+ * @typedef {object} RatingChange A rated game the player sat at (`GET /api/ratings/me`): the shown rating before and after it and the change; `abandoned`: they abandoned or left it and were ranked last; all None when they sat out (`rated` false: a game rated before leaving counted).
  * @property {string} game
  * @property {string} date
  * @property {number} seat
  * @property {boolean} rated
  * @property {boolean} sat_out
+ * @property {boolean} abandoned
  * @property {number | null} before
  * @property {number | null} after
  * @property {number | null} change
@@ -465,13 +474,30 @@
  */
 
 /**
- * @typedef {object} MyRating The answer of `GET /api/ratings/me`: the player's rating now (None before their first rated game), their rank on the leaderboard, and their rated games, oldest first.
+ * @typedef {object} MyRating The answer of `GET /api/ratings/me`: the player's rating now (None before their first rated game), their rank on the leaderboard (None while `provisional`: fewer than `min_games` rated games), whether they play as a `guest` (no account: never rated), and their rated games, oldest first.
  * @property {number | null} rating
  * @property {number | null} mu
  * @property {number | null} sigma
  * @property {number} games
  * @property {number | null} rank
+ * @property {boolean} provisional
+ * @property {boolean} guest
+ * @property {number} min_games
  * @property {RatingChange[]} history
+ */
+
+/**
+ * @typedef {object} GameRating The answer of `GET /api/ratings/game/{id}` for a player who sat at the game: whether it rates them (`rated`; once over, `done` when the change is stored) or `why` not (`guest`, `unrated`, `no-room`, `rematch`, `shared`, `few-accounts`); `last`: they abandoned it and rank last; the shown rating `before` and `after` and the `change` once done; `provisional`: their rating is still provisional.
+ * @property {string} game
+ * @property {number} seat
+ * @property {boolean} rated
+ * @property {string | null} why
+ * @property {boolean} done
+ * @property {boolean} last
+ * @property {number | null} before
+ * @property {number | null} after
+ * @property {number | null} change
+ * @property {boolean} provisional
  */
 
 export {};
