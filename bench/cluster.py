@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from cpu import CpuMeter, Usage, tree  # noqa: E402
-from server import UNLIMITED, Stats, free_port, percentile, report, run  # noqa: E402
+from server import UNLIMITED, UNPACED, Stats, free_port, percentile, report, run  # noqa: E402
 from services import Postgres, Redis  # noqa: E402
 
 
@@ -37,7 +37,16 @@ def start(
     """``lockup serve --workers N`` on a free port; (process, base URL) once it answers."""
     port = free_port()
     cmd = [sys.executable, "-m", "lockup", "serve", "--port", str(port), "--db", db]
-    cmd += ["--redis", redis, "--workers", str(workers), "--log-level", "warning", *UNLIMITED]
+    cmd += [
+        "--redis",
+        redis,
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        *UNPACED,
+        *UNLIMITED,
+    ]
     if args.bot_processes:
         cmd += ["--bot-processes", str(args.bot_processes)]
     if args.move_slots:
@@ -98,6 +107,8 @@ def main() -> int:
     args = ap.parse_args()
     args.concurrency = args.concurrency or args.games
     args.rooms = 0
+    args.pace = args.ramp = 0.0  # machine speed, all at once (bench/server.py's options)
+    args.verbose = True
     pg, redis = Postgres(), Redis(appendonly=False)
     runs: dict[int, list[tuple[Stats, float, Usage]]] = {1: [], 2: []}
     try:

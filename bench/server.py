@@ -6,26 +6,33 @@ against bots (``--level``, no pacing), says ``hello`` and plays a random legal c
 its view shows it may, until the game is over. A card's acknowledgement latency runs from
 sending ``play`` to receiving the ``event`` of that card (stored by then).
 
-Prints games per second and the 50th and 99th percentiles of the acknowledgement latency.
-Goal (issue 4): 200 games at once with the 99th percentile under 100 ms.
+Prints games per second, the 50th and 99th percentiles of the acknowledgement latency,
+where the server's CPU went and its peak resident memory (``server RSS N MB``).
 
-The bench measures what the server can carry, so the server it starts sends bots' cards
-as soon as they are chosen (``--bot-delay 0 --bot-jitter 0``; a public server holds them
-0.35-0.6 s) and lifts the limits per client, since every simulated player comes from one
-address with a script's speed (``--new-games-per-player 0 --new-games-per-address 0
+At machine speed (the default) the bench measures what the server can carry, so the
+server it starts sends bots' cards as soon as they are chosen (``--bot-delay 0
+--bot-jitter 0``; a public server holds them 0.35-0.6 s). At human pace (``--pace S``)
+each simulated person waits about S seconds (0.5 S to 1.5 S, at random) before each card,
+and the server paces its computers as a public server does (its default ``--bot-delay``
+and ``--bot-jitter``): thousands of open sockets, a card every few seconds. Either way it
+lifts the limits per client, since every simulated player comes from one address with a
+script's speed (``--new-games-per-player 0 --new-games-per-address 0
 --messages-per-connection 0 --max-connections-per-ip 0``). Every other limit stays on.
 
     python bench/server.py --games 200 --concurrency 200 --level random
+    python bench/server.py --games 2000 --pace 2 --target 10 --level random
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
 import random
+import resource
 import socket
 import ssl
 import statistics
@@ -39,10 +46,12 @@ from typing import Any
 
 import httpx
 import websockets
+from websockets.exceptions import InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cpu import CpuMeter, Usage, tree  # noqa: E402
+from memory import Memory, MemoryMeter  # noqa: E402
 
 
 @dataclass
@@ -50,10 +59,32 @@ class Stats:
     """What the simulated players measured."""
 
     acks: list[float] = field(default_factory=list)
+    acked_at: list[float] = field(default_factory=list)
+    """When each of :attr:`acks` came (``time.time()``), to set beside a server's log."""
     games: int = 0
     frames: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     failed: int = 0
+    why_failed: dict[str, int] = field(default_factory=dict)
+
+    def fail(self, e: BaseException) -> None:
+        """Count a player (or room) that failed, by a short name of why."""
+        self.failed += 1
+        why = _why(e)
+        self.why_failed[why] = self.why_failed.get(why, 0) + 1
+
+
+def _why(e: BaseException) -> str:
+    """A short name for what made a player fail: an HTTP status and its path, a refused
+    WebSocket, a timeout, or the exception's type."""
+    if isinstance(e, httpx.HTTPStatusError):
+        r = e.response
+        return f"HTTP {r.status_code} at {r.request.method} {r.request.url.path}"
+    if isinstance(e, InvalidStatus):
+        return f"WebSocket refused with HTTP {e.response.status_code}"
+    if isinstance(e, TimeoutError | asyncio.TimeoutError):
+        return "timed out"
+    return type(e).__name__
 
 
 _SSL = ssl.create_default_context()
@@ -74,19 +105,39 @@ def percentile(xs: list[float], q: float) -> float:
     return s[k]
 
 
+async def think(pace: float, rng: random.Random) -> None:
+    """A person's time to choose a card: about ``pace`` seconds (0.5 to 1.5 times it)."""
+    if pace > 0:
+        await asyncio.sleep(rng.uniform(0.5, 1.5) * pace)
+
+
 async def player(
-    url: str, ws_url: str, options: dict[str, Any], stats: Stats, rng: random.Random
+    url: str,
+    ws_url: str,
+    options: dict[str, Any],
+    stats: Stats,
+    rng: random.Random,
+    pace: float = 0.0,
+    arriving: asyncio.Semaphore | None = None,
 ) -> None:
-    """One simulated player: a new game, played to its end."""
-    async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
-        r = await http.post("/api/games", json=options)
-        r.raise_for_status()
-        game = r.json()["game"]
-        cookie = http.cookies["lockup_player"]
-    async with websockets.connect(
-        ws_url, additional_headers={"Cookie": f"lockup_player={cookie}"}, max_queue=None
-    ) as ws:
-        await ws.send(json.dumps({"type": "hello", "game": game, "since": 0}))
+    """One simulated player: a new game, played to its end (each card after about
+    ``pace`` seconds). ``arriving``: held while the player makes its game and opens its
+    socket (people arrive a few at a time)."""
+    async with contextlib.AsyncExitStack() as stack:
+        async with arriving or contextlib.nullcontext():
+            async with httpx.AsyncClient(base_url=url, timeout=60, verify=_SSL) as http:
+                r = await http.post("/api/games", json=options)
+                r.raise_for_status()
+                game = r.json()["game"]
+                cookie = http.cookies["lockup_player"]
+            ws = await stack.enter_async_context(
+                websockets.connect(
+                    ws_url,
+                    additional_headers={"Cookie": f"lockup_player={cookie}"},
+                    max_queue=None,
+                )
+            )
+            await ws.send(json.dumps({"type": "hello", "game": game, "since": 0}))
         sent_at = 0.0
         waiting: str | None = None
         while True:
@@ -116,12 +167,14 @@ async def player(
                 and ev["card"] == waiting
             ):
                 stats.acks.append(time.perf_counter() - sent_at)
+                stats.acked_at.append(time.time())
                 waiting = None
             view = msg["view"]
             if view["phase"] == "over":
                 stats.games += 1
                 return
             if waiting is None and view["legal"]:
+                await think(pace, rng)
                 waiting = rng.choice(view["legal"])
                 sent_at = time.perf_counter()
                 await ws.send(
@@ -130,7 +183,13 @@ async def player(
 
 
 async def person(
-    ws_url: str, cookie: str, room: str, host: bool, stats: Stats, rng: random.Random
+    ws_url: str,
+    cookie: str,
+    room: str,
+    host: bool,
+    stats: Stats,
+    rng: random.Random,
+    pace: float = 0.0,
 ) -> None:
     """One person at a room's table, playing a random legal card whenever it may, until
     the game is over; the host starts it once all four have said hello."""
@@ -161,6 +220,7 @@ async def person(
             if waiting is not None and ev is not None and ev["kind"] == "play":
                 if ev["seat"] == seat and ev["card"] == waiting:
                     stats.acks.append(time.perf_counter() - sent_at)
+                    stats.acked_at.append(time.time())
                     waiting = None
             view = msg["view"]
             if view["phase"] == "over":
@@ -168,6 +228,7 @@ async def person(
                     stats.games += 1
                 return
             if waiting is None and view["legal"]:
+                await think(pace, rng)
                 waiting = rng.choice(view["legal"])
                 sent_at = time.perf_counter()
                 await ws.send(
@@ -195,7 +256,7 @@ async def table(
             cookies.append(http.cookies["lockup_player"])
     await asyncio.gather(
         *(
-            person(ws_url, c, room, i == 0, stats, random.Random(rng.random()))
+            person(ws_url, c, room, i == 0, stats, random.Random(rng.random()), args.pace)
             for i, c in enumerate(cookies)
         )
     )
@@ -225,11 +286,13 @@ async def _run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
         async def one_room(i: int) -> None:
             try:
                 await asyncio.wait_for(
-                    table(url, ws_url, args, stats, random.Random(rng.random())), 900
+                    table(url, ws_url, args, stats, random.Random(rng.random())),
+                    900 + 200 * args.pace * args.target,
                 )
             except Exception as e:
-                stats.failed += 1
-                print(f"room {i} failed: {e!r}", file=sys.stderr)
+                stats.fail(e)
+                if args.verbose:
+                    print(f"room {i} failed: {e!r}", file=sys.stderr)
 
         t0 = time.perf_counter()
         await asyncio.gather(*(one_room(i) for i in range(args.rooms)))
@@ -238,19 +301,33 @@ async def _run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
     sem = asyncio.Semaphore(args.concurrency)
     rng = random.Random(args.seed)
 
+    limit = 600 if not args.pace else 600 + 200 * args.pace * args.target
+    ramp = args.ramp / max(1, args.games)
+    # People arrive: at human pace, ARRIVING make their game and open their socket at a
+    # time (one client process cannot send 5,000 requests' headers in the same instant).
+    arriving = asyncio.Semaphore(ARRIVING) if args.pace else None
+
     async def one(i: int) -> None:
+        if ramp:
+            await asyncio.sleep(i * ramp)
         async with sem:
             try:
-                await asyncio.wait_for(
-                    player(url, ws_url, options, stats, random.Random(rng.random())), 600
+                play = player(
+                    url, ws_url, options, stats, random.Random(rng.random()), args.pace, arriving
                 )
+                await asyncio.wait_for(play, limit)
             except Exception as e:
-                stats.failed += 1
-                print(f"player {i} failed: {e!r}", file=sys.stderr)
+                stats.fail(e)
+                if args.verbose:
+                    print(f"player {i} failed: {e!r}", file=sys.stderr)
 
     t0 = time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(args.games)))
     return stats, time.perf_counter() - t0
+
+
+ARRIVING = 50
+"""At human pace, how many simulated people make their game and open their socket at once."""
 
 
 def free_port() -> int:
@@ -260,11 +337,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+UNPACED = ("--bot-delay", "0", "--bot-jitter", "0")
+"""What the started server is told at machine speed: bots unpaced (see above)."""
+
 UNLIMITED = (
-    "--bot-delay",
-    "0",
-    "--bot-jitter",
-    "0",
     "--new-games-per-player",
     "0",
     "--new-games-per-address",
@@ -274,12 +350,12 @@ UNLIMITED = (
     "--max-connections-per-ip",
     "0",
 )
-"""What the started server is told: bots unpaced and no limits per client (see above)."""
+"""What the started server is told: no limits per client (see above)."""
 
 
-def known_flags(checkout: Path | None) -> list[str]:
-    """The flags of :data:`UNLIMITED` that ``lockup serve`` of ``checkout`` knows (an older
-    checkout has no limits to lift)."""
+def known_flags(checkout: Path | None, paced: bool = False) -> list[str]:
+    """The flags of :data:`UNLIMITED` (and, unless ``paced``, :data:`UNPACED`) that
+    ``lockup serve`` of ``checkout`` knows (an older checkout has no limits to lift)."""
     help_text = subprocess.run(
         [sys.executable, "-m", "lockup", "serve", "--help"],
         capture_output=True,
@@ -288,7 +364,8 @@ def known_flags(checkout: Path | None) -> list[str]:
         check=True,
     ).stdout
     out: list[str] = []
-    for flag, value in zip(UNLIMITED[::2], UNLIMITED[1::2], strict=True):
+    wanted = UNLIMITED if paced else UNPACED + UNLIMITED
+    for flag, value in zip(wanted[::2], wanted[1::2], strict=True):
         if flag in help_text:
             out += [flag, value]
     return out
@@ -300,12 +377,16 @@ def start_server(
     move_slots: int | None,
     checkout: Path | None = None,
     settle: float = 0.0,
+    paced: bool = False,
+    extra: list[str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """``lockup serve`` (of ``checkout``, default this one) on a free port; (process, base
-    URL) once it answers."""
+    """``lockup serve`` (of ``checkout``, default this one) on a free port, its computers
+    paced as on a public server if ``paced``, with ``extra`` flags; (process, base URL)
+    once it answers."""
     port = free_port()
     cmd = [sys.executable, "-m", "lockup", "serve", "--port", str(port)]
-    cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning", *known_flags(checkout)]
+    cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning", *known_flags(checkout, paced)]
+    cmd += extra or []
     if bot_processes:
         cmd += ["--bot-processes", str(bot_processes)]
     if move_slots:
@@ -375,29 +456,67 @@ def main() -> int:
         help="with --rooms: each room's turn clock in seconds (the clock a quick table has; "
         "default 0, none)",
     )
+    ap.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="human pace: each person waits about S seconds (0.5 S to 1.5 S) before each "
+        "card, and the started server paces its computers as a public server does (its "
+        "default --bot-delay and --bot-jitter); default 0, machine speed",
+    )
+    ap.add_argument(
+        "--ramp",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="start the players evenly over S seconds instead of all at once (default 0)",
+    )
+    ap.add_argument(
+        "--server-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="one more flag (or value) for the started server, e.g. "
+        "--server-flag=--limit-concurrency --server-flag=500 (repeat it)",
+    )
+    ap.add_argument(
+        "--acks",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write each card's acknowledgement to FILE as CSV: when (Unix time), ms",
+    )
+    ap.add_argument("--verbose", action="store_true", help="print each failed player's error too")
     args = ap.parse_args()
+    if args.pace < 0 or args.ramp < 0:
+        ap.error("--pace and --ramp must be 0 or more")
+    raise_open_files()
     if args.rooms:
         args.games = args.concurrency = args.rooms
     elif args.turn_timer:
         ap.error("--turn-timer is for --rooms (a game against bots has no clock)")
     args.concurrency = args.concurrency or args.games
     if args.peer is None:
-        stats, wall, usage = one_run(args, None)
-        report(args, stats, wall, "", usage)
+        stats, wall, usage, memory = one_run(args, None)
+        report(args, stats, wall, "", usage, memory)
+        if args.acks is not None:
+            rows = zip(stats.acked_at, stats.acks, strict=True)
+            args.acks.write_text("".join(f"{t:.3f},{1000 * x:.1f}\n" for t, x in rows))
         return 0 if stats.games == args.games else 1
-    ours: list[tuple[Stats, float, Usage | None]] = []
-    theirs: list[tuple[Stats, float, Usage | None]] = []
+    ours: list[Run] = []
+    theirs: list[Run] = []
     for _ in range(args.rounds):
         ours.append(one_run(args, None))
         theirs.append(one_run(args, args.peer.resolve()))
     for name, runs in (("this checkout", ours), (f"peer {args.peer}", theirs)):
-        for stats, wall, usage in runs:
-            report(args, stats, wall, f"[{name}] ", usage)
-    gps = [s.games / w for s, w, _ in ours]
-    peer_gps = [s.games / w for s, w, _ in theirs]
-    p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _ in ours]
-    peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _ in theirs]
-    failed = sum(s.failed for s, _, _ in ours), sum(s.failed for s, _, _ in theirs)
+        for stats, wall, usage, memory in runs:
+            report(args, stats, wall, f"[{name}] ", usage, memory)
+    gps = [s.games / w for s, w, _, _ in ours]
+    peer_gps = [s.games / w for s, w, _, _ in theirs]
+    p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _, _ in ours]
+    peer_p99 = [percentile([x * 1000 for x in s.acks], 99) for s, _, _, _ in theirs]
+    failed = sum(s.failed for s, _, _, _ in ours), sum(s.failed for s, _, _, _ in theirs)
     if any(failed):  # a failed player's game never ran: the figures would flatter its side
         print(f"NOT COMPARABLE: players failed (this {failed[0]}, peer {failed[1]})")
     print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
@@ -405,9 +524,22 @@ def main() -> int:
     return 0
 
 
-def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, float, Usage | None]:
+def raise_open_files() -> None:
+    """Raise this process's soft limit on open files to the hard one: each player holds a
+    socket (two while it makes its game)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+Run = tuple[Stats, float, Usage | None, Memory | None]
+"""One run's figures: what the players saw, the wall seconds, the CPU and the memory of
+the server (None for a server of ``--url``)."""
+
+
+def one_run(args: argparse.Namespace, checkout: Path | None) -> Run:
     """One run of the load on a fresh server (of ``checkout``), or on ``--url``; (stats,
-    wall seconds, the CPU the server and the players used, None for ``--url``)."""
+    wall seconds, the CPU the server and the players used, the server's memory)."""
     proc = None
     tmp = tempfile.TemporaryDirectory(prefix="lockup-bench-")
     try:
@@ -420,14 +552,18 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
                 args.move_slots,
                 checkout,
                 args.settle,
+                paced=args.pace > 0,
+                extra=args.server_flag,
             )
         if proc is None:
-            return (*asyncio.run(run(args, url)), None)
+            return (*asyncio.run(run(args, url)), None, None)
         server = proc.pid
         meter = CpuMeter({"server": lambda: tree(server)})
+        memory = MemoryMeter(server, lambda: tree(server), every=0.5)
         meter.start()
+        memory.start()
         stats, wall = asyncio.run(run(args, url))
-        return stats, wall, meter.stop()
+        return stats, wall, meter.stop(), memory.stop()
     finally:
         if proc is not None:
             proc.terminate()
@@ -436,14 +572,21 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> tuple[Stats, flo
 
 
 def report(
-    args: argparse.Namespace, stats: Stats, wall: float, prefix: str, usage: Usage | None = None
+    args: argparse.Namespace,
+    stats: Stats,
+    wall: float,
+    prefix: str,
+    usage: Usage | None = None,
+    memory: Memory | None = None,
 ) -> None:
-    """Print one run's figures (and where its CPU went, when measured)."""
+    """Print one run's figures (and where its CPU went and the server's memory, when
+    measured)."""
     ms = [x * 1000 for x in stats.acks]
     who = "4 people a room" if args.rooms else f"bots {args.level}"
+    pace = f"human pace {args.pace:g} s a card" if args.pace else "machine speed"
     print(
         f"{prefix}server bench: {stats.games}/{args.games} games, {args.concurrency} at once, "
-        f"{who}, target {args.target}, {os.cpu_count()} CPUs"
+        f"{who}, target {args.target}, {pace}, {os.cpu_count()} CPUs"
     )
     print(f"wall time      {wall:.1f} s")
     print(f"games/s        {stats.games / wall:.2f}")
@@ -453,8 +596,12 @@ def report(
     print(f"ack p99        {percentile(ms, 99):.1f} ms")
     print(f"ack max        {max(ms) if ms else float('nan'):.1f} ms")
     print(f"errors         {stats.errors or 'none'}; players failed: {stats.failed}")
+    for why, n in sorted(stats.why_failed.items(), key=lambda kv: -kv[1]):
+        print(f"  failed       {n}: {why}")
     if usage is not None:
         print(f"CPU            {usage.line(stats.games, wall)}")
+    if memory is not None:
+        print(memory.line())
 
 
 if __name__ == "__main__":

@@ -62,7 +62,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--workers",
         type=int,
         default=None,
-        help="processes analysing decisions at once (default: the number of CPUs)",
+        metavar="N",
+        help="processes analysing decisions at once (default: the CPUs, at most one per 8 "
+        "decisions; 1: in this process)",
     )
     p.set_defaults(func=main)
 

@@ -10,16 +10,25 @@ rating the mean of theirs, as computers of one level are on the server.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ratings import Rating, rate_table
 
 if TYPE_CHECKING:
-    from .runner import GameResult
     from .specs import BotSpec
 
 
-def rate_games(specs: Sequence[BotSpec], games: Sequence[GameResult]) -> list[dict[str, Any]]:
+class Totals(Protocol):
+    """What the ratings read of a game: each entry's final points (the runner's
+    ``GameResult`` is one)."""
+
+    @property
+    def totals(self) -> list[int]:
+        """Each bot entry's final points in the game."""
+        ...
+
+
+def rate_games(specs: Sequence[BotSpec], games: Sequence[Totals]) -> list[dict[str, Any]]:
     """Each bot's rating after ``games`` (their totals by entry), best first: ``bot`` (its
     label), ``spec``, ``entries``, ``rating`` (shown: ``mu - 3 sigma``), ``mu``, ``sigma``,
     ``games``."""

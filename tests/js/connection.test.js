@@ -21,10 +21,11 @@ class FakeSocket extends EventTarget {
     this.readyState = 1;
     this.dispatchEvent(new Event("open"));
   }
-  drop(code) {
+  drop(code, reason = "") {
     this.readyState = 3;
     const e = new Event("close");
     e.code = code;
+    e.reason = reason;
     this.dispatchEvent(e);
   }
   send() {}
@@ -81,4 +82,26 @@ test("a socket closed before the game arrived keeps backing off; one after it st
   made.at(-1).drop(1012);
   assert.equal(codes.at(-1), 1012);
   assert.ok(delays.at(-1) <= 300, `${delays}`);
+});
+
+test("a server that says it is full (1013 server-full) is asked again in about half a minute", () => {
+  const seen = [];
+  const conn = new Connection({
+    onMessage() {},
+    onOpen() {},
+    onStatus: (s, code, reason) => s === "closed" && seen.push([code, reason]),
+  });
+  delays.splice(0);
+  conn.connect();
+  made.at(-1).open();
+  made.at(-1).drop(1013, "server-full");
+  assert.deepEqual(seen, [[1013, "server-full"]]);
+  // Not the 250 ms to 2 s of a paused save: the server asked for a minute.
+  assert.ok(delays.at(-1) >= 24000 && delays.at(-1) <= 36000, `${delays}`);
+  runTimer();
+  // Saving paused (1013 without the reason) is asked again soon, as before.
+  made.at(-1).open();
+  made.at(-1).drop(1013);
+  assert.ok(delays.at(-1) <= 2400, `${delays}`);
+  conn.close();
 });

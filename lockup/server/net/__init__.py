@@ -21,14 +21,18 @@ client from stalling the others live at that level (docs/server.md, "Limits"):
 - **bodies**: :class:`BodyLimitMiddleware` answers 413 to a declared ``Content-Length``
   over ``max_body_bytes`` without reading the body, stops reading a chunked one once over
   it, and answers 408 to a body that takes over ``body_timeout`` seconds;
-- uvicorn's own: ``limit_concurrency`` (503 past that many connections and tasks),
-  ``timeout_keep_alive``, WebSocket pings.
+- **capacity**: :class:`~.middleware.CapacityGuard` counts the WebSockets open and the API
+  requests under way; past ``limit_concurrency`` a new one is refused in words
+  (``server-full``: 503 with ``Retry-After``, or an ``error`` frame and close 1013), while
+  pages, static files and ``/healthz`` are still served; the limit is lowered to what the
+  open files carry (:func:`~.serve.fit_to_open_files`);
+- uvicorn's own: ``timeout_keep_alive``, WebSocket pings.
 
 The parts:
 
 - :mod:`.transport`: uvicorn's h11 protocol, guarded (headers, timeouts, connections per
   address); :class:`~.transport.NetLimits`, every transport limit with its default.
-- :mod:`.middleware`: request bodies, and connections per forwarded address.
+- :mod:`.middleware`: the capacity, request bodies, and connections per forwarded address.
 - :mod:`.serve`: :func:`~.serve.serve` runs an app with them; :func:`~.serve.add_arguments`
   and :func:`~.serve.limits_from_args` are the ``lockup serve`` flags.
 - :mod:`.limits`: what one client may ask of the app (rate limits, :class:`~.limits.Limits`)

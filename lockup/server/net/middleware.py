@@ -1,5 +1,5 @@
-"""ASGI middleware of the transport limits: request bodies, and the forwarded client's
-connections (see :mod:`lockup.server.net`)."""
+"""ASGI middleware of the transport limits: the server's capacity, request bodies, and the
+forwarded client's connections (see :mod:`lockup.server.net`)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,18 @@ import logging
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware, _TrustedHosts
 
-from .transport import AddressCounter
+from .transport import AddressCounter, Notices
 
 log = logging.getLogger("lockup.netguard")
 
 
-async def _send_json(send: Send, status: int, error: str, reason: str) -> None:
+async def _send_json(
+    send: Send,
+    status: int,
+    error: str,
+    reason: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     body = json.dumps({"error": error, "reason": reason}).encode()
     await send(
         {
@@ -25,10 +31,99 @@ async def _send_json(send: Send, status: int, error: str, reason: str) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
+                *(headers or []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+SERVER_FULL = "server-full"
+"""The code of the refusal past the server's capacity (``lockup.refusals``)."""
+
+FULL_REASON = "The server is full: try again in a minute."
+"""Its words (the page says it in the reader's language)."""
+
+FULL_RETRY_AFTER = 60
+"""Seconds after which a refused client may try again (``Retry-After``)."""
+
+CLOSE_TRY_LATER = 1013
+"""The WebSocket close code of a refused socket ("try again later"), with the reason
+:data:`SERVER_FULL`."""
+
+
+class CapacityGuard:
+    """At most ``limit`` WebSockets and API requests under way at once (0: no limit).
+
+    Past it, an API request is answered ``503`` ``{"error": "server-full", "reason": ...}``
+    with ``Retry-After``, and a WebSocket is accepted, sent one ``error`` frame of that
+    code (``params.retry_after``) and closed with 1013 and the reason ``server-full``, so
+    that the page can say why in words. A socket or request already under way is never
+    touched. Pages, static files and ``/healthz`` (every path outside ``/api/``) are always
+    served and not counted: they end at once, and the page must load to say, in its
+    reader's language, that the server is full.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.busy = 0
+        """WebSockets open and API requests under way now."""
+        self.peak = 0
+        """The most at once so far."""
+        self.refused = 0
+        """Requests and WebSockets refused so far."""
+        self.notices = Notices()
+
+    @staticmethod
+    def counted(scope: Scope) -> bool:
+        """Whether a request or WebSocket counts against the capacity: every WebSocket,
+        and the HTTP requests under ``/api/``."""
+        if scope["type"] == "websocket":
+            return True
+        path: str = scope.get("path", "")
+        return path.startswith("/api/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.limit or scope["type"] not in ("http", "websocket") or not self.counted(scope):
+            await self.app(scope, receive, send)
+            return
+        if self.busy >= self.limit:
+            self.refused += 1
+            await self._refuse(scope, receive, send)
+            return
+        self.busy += 1
+        self.peak = max(self.peak, self.busy)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.busy -= 1
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        self.notices.note(
+            "limit-concurrency",
+            client[0] if client else None,
+            f"requests and WebSockets refused: the server is full ({self.limit} at once)",
+        )
+        if scope["type"] == "http":
+            retry = [(b"retry-after", str(FULL_RETRY_AFTER).encode())]
+            await _send_json(send, 503, "server-full", FULL_REASON, retry)
+            return
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return  # the client went away first
+        frame = {
+            "type": "error",
+            "code": SERVER_FULL,
+            "rule": None,
+            "reason": FULL_REASON,
+            "params": {"retry_after": FULL_RETRY_AFTER},
+            "version": None,
+        }
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": json.dumps(frame)})
+        await send({"type": "websocket.close", "code": CLOSE_TRY_LATER, "reason": SERVER_FULL})
 
 
 LARGER_BODIES = {"/api/uploads": 256 * 1024}

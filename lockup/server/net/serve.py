@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import resource
 import signal
@@ -15,8 +16,14 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp
 
-from .middleware import LARGER_BODIES, BodyLimitMiddleware, ForwardedClientCap
+from .middleware import LARGER_BODIES, BodyLimitMiddleware, CapacityGuard, ForwardedClientCap
 from .transport import STARTUP_FAILURE, AddressCounter, NetLimits, guarded_protocol
+
+log = logging.getLogger("lockup.netguard")
+
+FILES_KEPT = 128
+"""Open files the process keeps for other than its clients' connections: the database,
+the pipes to its worker processes, logs."""
 
 
 def raise_nofile_limit() -> int:
@@ -30,14 +37,35 @@ def raise_nofile_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def fit_to_open_files(limits: NetLimits, files: int) -> NetLimits:
+    """``limits`` with ``limit_concurrency`` lowered, if need be, to what ``files`` open
+    files carry: :data:`FILES_KEPT` for the process itself, and two for each WebSocket or
+    request counted (its own, and the short HTTP connections a page opens beside it,
+    which are not counted). A connection past the open files would not be refused in
+    words: the kernel would leave it unanswered. No limit (0) stays no limit."""
+    most = max(1, (files - FILES_KEPT) // 2)
+    if not limits.limit_concurrency or limits.limit_concurrency <= most:
+        return limits
+    log.warning(
+        "the open files allowed (ulimit -n: %d) carry %d WebSockets and requests at once: "
+        "--limit-concurrency is %d (raise the hard limit, e.g. LimitNOFILE in systemd, "
+        "to carry more)",
+        files,
+        most,
+        most,
+    )
+    return dataclasses.replace(limits, limit_concurrency=most)
+
+
 def wrap_app(app: ASGIApp, limits: NetLimits, counter: AddressCounter) -> ASGIApp:
-    """``app`` with the body limit, and behind a proxy the forwarded client's cap."""
+    """``app`` with the server's capacity (:class:`CapacityGuard`), the body limit, and
+    behind a proxy the forwarded client's cap."""
     wrapped: ASGIApp = BodyLimitMiddleware(
         app, limits.max_body_bytes, limits.body_timeout, larger=LARGER_BODIES
     )
     if limits.proxy_headers:
         wrapped = ForwardedClientCap(wrapped, counter, limits.forwarded_allow_ips)
-    return wrapped
+    return CapacityGuard(wrapped, limits.limit_concurrency)
 
 
 def make_config(
@@ -50,7 +78,7 @@ def make_config(
     options: dict[str, Any] = {
         "http": guarded_protocol(limits, counter),
         "h11_max_incomplete_event_size": limits.max_header_bytes,
-        "limit_concurrency": limits.limit_concurrency or None,
+        "limit_concurrency": None,  # CapacityGuard's, which says so in words
         "timeout_keep_alive": limits.timeout_keep_alive,
         "ws_ping_interval": limits.ws_ping_interval or None,
         "ws_ping_timeout": limits.ws_ping_timeout or None,
@@ -101,8 +129,10 @@ def serve(
     """Run ``app`` on uvicorn with ``limits`` until stopped, like ``uvicorn.run``: exits
     with status 3 if it could not start (a port in use). ``reuse_port``: bind with
     ``SO_REUSEPORT``, so several processes share the port (the kernel spreads the
-    connections among them; ``lockup serve --workers N``)."""
-    raise_nofile_limit()
+    connections among them; ``lockup serve --workers N``). The soft limit on open files
+    is raised to the hard one, and ``limits.limit_concurrency`` lowered to what it
+    carries (:func:`fit_to_open_files`)."""
+    limits = fit_to_open_files(limits or NetLimits(), raise_nofile_limit())
     server = uvicorn.Server(make_config(app, host, port, limits, **uvicorn_kwargs))
     one_line_client_errors()
     sockets = None
@@ -221,7 +251,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_count,
         default=d.limit_concurrency,
         metavar="N",
-        help="past this many connections or tasks, HTTP requests get 503 "
+        help="the server's capacity: WebSockets and API requests under way at once; past "
+        "it a new one is told the server is full (503 server-full with Retry-After; a "
+        "WebSocket an error frame, then closed 1013). Lowered to what the open files allow "
         f"(default {d.limit_concurrency}; 0: no limit)",
     )
     g.add_argument(

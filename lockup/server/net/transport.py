@@ -38,7 +38,8 @@ class NetLimits:
     max_connections_per_ip: int = 64
     """Connections at once from one client address; one more is answered 429 and closed."""
     limit_concurrency: int = 2000
-    """uvicorn's: past this many connections (WebSockets included) or tasks, HTTP gets 503."""
+    """The server's capacity: WebSockets and API requests under way at once; past it a new
+    one is refused as ``server-full`` (:class:`~.middleware.CapacityGuard`)."""
     timeout_keep_alive: int = 5
     """Seconds an idle keep-alive HTTP connection stays open."""
     ws_ping_interval: float = 20.0

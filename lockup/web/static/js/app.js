@@ -246,6 +246,8 @@ function onSnapshot(msg) {
 function onError(msg) {
   // A room that is not there: the room's panel says so, in the page's words only.
   if (roomPage.active && msg.code === "no-room") return;
+  // The server is full: the connection's banner says so (and the socket closes).
+  if (msg.code === "server-full") return;
   const aboutHint = msg.code === "hint-busy" || msg.code === "hint-unavailable";
   const card = aboutHint ? null : S.pending;
   if (!aboutHint) clearPending();
@@ -559,14 +561,30 @@ function setGame(info) {
   clearMessage();
 }
 
-/** Find (or start) this player's game: GET /api/game, retried while the server is away. */
+/**
+ * The wait before asking again a server that said it is full (503 "server-full"): its
+ * Retry-After (a minute), spread over its second half so that pages do not come back
+ * together. @param {string | null} retryAfter
+ */
+function fullWait(retryAfter) {
+  const n = Number(retryAfter);
+  const s = Number.isFinite(n) && n > 0 ? Math.min(n, 300) : 60;
+  return 1000 * s * (0.5 + 0.5 * Math.random());
+}
+
+/**
+ * Find (or start) this player's game: GET /api/game, retried while the server is away,
+ * and while it is full (saying so).
+ */
 async function loadGame() {
   for (let attempt = 0; ; attempt++) {
+    let wait = Math.min(8000, 300 * 2 ** attempt);
     try {
       const res = await fetch("/api/game", { credentials: "same-origin", cache: "no-store" });
       if (res.ok) {
         /** @type {GameInfo} */
         const info = await res.json();
+        if (S.fault === "full") S.fault = null;
         if (info.game !== S.game) {
           setGame(info);
           if (restore(info.game)) maybeGuide();
@@ -574,10 +592,16 @@ async function loadGame() {
         render();
         return;
       }
+      const body = await res.json().catch(() => ({}));
+      if (body && body.error === "server-full") {
+        S.fault = "full";
+        render();
+        wait = fullWait(res.headers.get("Retry-After"));
+      }
     } catch {
       /* the server is away: try again */
     }
-    await new Promise((r) => setTimeout(r, Math.min(8000, 300 * 2 ** attempt)));
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 
@@ -623,6 +647,7 @@ async function startNewGame(options) {
   if (!res.ok) {
     if (res.status === 429 || b.error === "rate-limited")
       err.textContent = rateLimitText(b.reason, res.headers.get("Retry-After"));
+    else if (b.error === "server-full") err.textContent = t("err.server-full");
     else err.textContent = b.reason || b.error || t("err.unknown");
     return false;
   }
@@ -831,6 +856,7 @@ async function main() {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "notice") S.fault = msg.notice === "relay-down" ? "relay" : null;
     else if (msg.type === "error" && msg.code === "unavailable") S.fault = "paused";
+    else if (msg.type === "error" && msg.code === "server-full") S.fault = "full";
     else if (["state", "event", "room", "synced"].includes(msg.type)) {
       conn?.arrived();
       if (S.fault) S.fault = null;
@@ -848,13 +874,14 @@ async function main() {
       else if (S.game == null) loadGame().then(() => proto.hello());
       else proto.hello();
     },
-    onStatus: (status, code) => {
+    onStatus: (status, code, reason) => {
       S.connected = status === "open";
       if (status === "open") S.lost = false;
       if (status === "closed") {
         S.lost = true;
         // Said until the game arrives again: why the table is away, in the server's words.
         if (code === 1012) S.fault = "restarting";
+        else if (code === 1013 && reason === "server-full") S.fault = "full";
         else if (code === 1013 || S.fault === "paused") S.fault = "paused";
         else S.fault = "lost";
         proto.syncing = false;

@@ -9,12 +9,14 @@
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 /** The longest wait while the server says saving is paused (1013): it asks to come back soon. */
 const PAUSED_MAX_MS = 2000;
+/** The wait after the server said it is full (1013 "server-full"): about half a minute. */
+const FULL_MS = 30000;
 const PING_MS = 25000;
 
 export class Connection {
   /**
    * @param {{onMessage: (msg: any) => void, onOpen: () => void,
-   *   onStatus?: (status: "connecting" | "open" | "closed", code?: number) => void}} handlers
+   *   onStatus?: (status: "connecting" | "open" | "closed", code?: number, reason?: string) => void}} handlers
    */
   constructor({ onMessage, onOpen, onStatus }) {
     this.onMessage = onMessage;
@@ -29,6 +31,7 @@ export class Connection {
     this.ping = null;
     this.closedByPage = false;
     this.lastCode = 0;
+    this.lastReason = "";
   }
 
   /** The URL of the server's socket, on the page's own host. */
@@ -72,7 +75,8 @@ export class Connection {
       this.ws = null;
       clearInterval(this.ping);
       this.lastCode = e.code;
-      this.onStatus("closed", e.code);
+      this.lastReason = e.reason || "";
+      this.onStatus("closed", e.code, this.lastReason);
       if (!this.closedByPage) this.scheduleReconnect();
     });
   }
@@ -81,6 +85,8 @@ export class Connection {
     if (this.timer) return;
     let base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     if (this.lastCode === 1013) base = Math.min(base, PAUSED_MAX_MS);
+    // 1013 "server-full": the server carries as many players as it may; come back later.
+    if (this.lastCode === 1013 && this.lastReason === "server-full") base = FULL_MS;
     // 1012: the game moved to another process, which has it now: come back at once.
     if (this.lastCode === 1012) base = BACKOFF_MS[0];
     this.attempt += 1;

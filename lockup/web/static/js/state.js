@@ -51,9 +51,10 @@ export const FALLBACK_OPTIONS = /** @type {Options} */ ({
  * @property {boolean} sound
  * @property {boolean} connected
  * @property {boolean} lost the connection dropped and has not come back yet
- * @property {"lost" | "restarting" | "paused" | "relay" | null} fault what the page says is wrong
- *   until its game arrives again: the connection dropped, the server restarts, saving is
- *   paused (the database is down), the table is out of reach (another process plays it)
+ * @property {"lost" | "restarting" | "paused" | "relay" | "full" | null} fault what the page says
+ *   is wrong until its game arrives again: the connection dropped, the server restarts,
+ *   saving is paused (the database is down), the table is out of reach (another process
+ *   plays it), the server is full (it carries as many players as it may)
  * @property {boolean} busy events are being shown
  * @property {Options} options
  * @property {boolean} lastTrickPinned

@@ -1,0 +1,116 @@
+"""A person who opens the table of a full server is told so in words, in their language.
+
+A real ``lockup serve`` with ``--limit-concurrency 1``, its one place held by a WebSocket
+of the test's: the page loads (pages and files are always served), its ``GET /api/game``
+is answered 503 ``server-full``, and the page shows "The server is full: try again in a
+minute." (French and Icelandic too), never a bare 503 or an empty table. Once the place is
+free, the page's own next try, within the minute, brings the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import websockets
+from browser_helpers import CHROMIUM, TEST_FLAGS, Server
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
+]
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+PREFS = (
+    "localStorage.setItem('lockup.guide', 'seen'); localStorage.setItem('lockup.speed', 'instant');"
+)
+
+FULL = {
+    "en-US": "The server is full: try again in a minute.",
+    "fr-FR": "Le serveur est complet : réessayez dans une minute.",
+    "is-IS": "Þjónninn er fullur: reyndu aftur eftir mínútu.",
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(
+        tmp_path_factory.mktemp("full") / "games.sqlite",
+        None,
+        *TEST_FLAGS,
+        "--limit-concurrency",
+        "1",
+    )
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+class Holder:
+    """A WebSocket of the test's, open on its own thread, holding the server's one place."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.replace("http", "ws", 1) + "/ws"
+        self.opened = threading.Event()
+        self.release = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._hold()), daemon=True)
+
+    async def _hold(self) -> None:
+        async with websockets.connect(self.url):
+            self.opened.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
+
+    def __enter__(self) -> Holder:
+        self.thread.start()
+        assert self.opened.wait(10), "the holding WebSocket did not open"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.thread.join(10)
+
+
+def open_page(browser: Any, server: Server, locale: str) -> tuple[Any, Any]:
+    ctx = browser.new_context(base_url=server.url, locale=locale, reduced_motion="reduce")
+    ctx.add_init_script(PREFS)
+    page = ctx.new_page()
+    page.clock.install()  # time flows, and the test may jump it past the page's wait
+    return ctx, page
+
+
+@pytest.mark.parametrize("locale", list(FULL))
+def test_a_full_server_is_said_in_words(browser: Any, server: Server, locale: str) -> None:
+    with Holder(server.url):
+        ctx, page = open_page(browser, server, locale)
+        try:
+            statuses: list[int] = []
+            page.on(
+                "response",
+                lambda r: statuses.append(r.status) if r.url.endswith("/api/game") else None,
+            )
+            page.goto("/")
+            conn = page.locator("#conn")
+            conn.wait_for(state="visible", timeout=15_000)
+            page.wait_for_function(
+                "(t) => document.querySelector('#conn').textContent.startsWith(t)",
+                arg=FULL[locale],
+                timeout=15_000,
+            )
+            assert 503 in statuses
+            assert "Service Unavailable" not in page.content()
+        except BaseException:
+            ctx.close()
+            raise
+    try:
+        # The place is free again: the page's next try (within the minute) brings the table.
+        page.clock.fast_forward(61_000)
+        page.wait_for_selector('body[data-connected="true"]', timeout=20_000)
+        page.wait_for_function("() => !!(window.lockup && window.lockup.view)", timeout=20_000)
+        assert not page.locator("#conn").is_visible()
+    finally:
+        ctx.close()
