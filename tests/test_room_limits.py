@@ -256,6 +256,27 @@ def test_public_rooms_are_capped_per_person_and_address_and_the_lobby_shows_few_
     assert lobby(server)[0] == mine
 
 
+def test_guests_from_many_addresses_cannot_push_an_account_s_room_out_of_the_lobby(
+    server: Server,
+) -> None:
+    """An attacker with 25 addresses fills the lobby with guests' public rooms (two an
+    address, the lobby's 50); a person with an account makes a room before and after:
+    both stay listed, above every guest's."""
+    ann = person(server, "127.0.7.1")
+    signed = ann.post("/api/account/signup", json={"name": "Lobbyann", "password": "correct horse"})
+    assert signed.status_code == 200, signed.text
+    first = new_room(ann, public=True)[0]
+    for n in range(25):
+        with contextlib.closing(person(server, f"127.0.8.{n + 1}")) as one:
+            for _ in range(LIMITS.lobby_per_address):
+                new_room(one, public=True)
+    listed = lobby(server)
+    assert len(listed) == LIMITS.lobby_size and listed[0] == first
+    second = new_room(ann, public=True)[0]
+    listed = lobby(server)
+    assert listed[:2] == [second, first]
+
+
 # ---------------------------------------------------------------------- spectators, hello
 
 
