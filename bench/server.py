@@ -463,7 +463,8 @@ def main() -> int:
         metavar="S",
         help="human pace: each person waits about S seconds (0.5 S to 1.5 S) before each "
         "card, and the started server paces its computers as a public server does (its "
-        "default --bot-delay and --bot-jitter); default 0, machine speed",
+        "default --bot-delay and --bot-jitter); people make their game and open their socket "
+        f"{ARRIVING} at a time; default 0, machine speed",
     )
     ap.add_argument(
         "--ramp",

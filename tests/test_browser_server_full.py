@@ -10,6 +10,7 @@ free, the page's own next try, within the minute, brings the table.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -60,10 +61,17 @@ class Holder:
         self.thread = threading.Thread(target=lambda: asyncio.run(self._hold()), daemon=True)
 
     async def _hold(self) -> None:
-        async with websockets.connect(self.url):
-            self.opened.set()
-            while not self.release.is_set():
-                await asyncio.sleep(0.05)
+        # The place may still be held a moment by the last test's page: until a ping is
+        # answered (not "server-full"), try again.
+        for _ in range(100):
+            async with websockets.connect(self.url) as ws:
+                await ws.send('{"type":"ping"}')
+                if json.loads(await ws.recv())["type"] == "pong":
+                    self.opened.set()
+                    while not self.release.is_set():
+                        await asyncio.sleep(0.05)
+                    return
+            await asyncio.sleep(0.1)
 
     def __enter__(self) -> Holder:
         self.thread.start()

@@ -52,11 +52,9 @@ def legacy_form(token: str | None) -> bool:
 
 
 class Players:
-    """Who a request is: its cookie's token if this server issued it, else a new one.
-
-    ``lookup`` says whether the database knows a token (for the unsigned tokens of an
-    earlier server).
-    """
+    """Which guest tokens are good: those this server signed, and the unsigned tokens of
+    an earlier server that the database knows (``lookup``); :attr:`tokens` mints new ones
+    (who a request is, signed in or not: :mod:`lockup.server.accounts.identity`)."""
 
     def __init__(self, tokens: Tokens, lookup: Callable[[str], Awaitable[bool]]) -> None:
         self.tokens = tokens
@@ -71,10 +69,3 @@ class Players:
         if legacy_form(token) and await self._lookup(token):
             return token
         return None
-
-    async def identify(self, token: str | None) -> tuple[str, bool]:
-        """The request's player token, and whether it is new (the cookie must be set)."""
-        known = await self.known(token)
-        if known is not None:
-            return known, False
-        return self.tokens.mint(), True
