@@ -10,6 +10,10 @@ contexts of their own.
 (b) The leaver: Lea leaves her quick table's game under way. The page asks first, saying
     it counts as a loss; Fan is told; Lea's page says it counts as a loss and offers
     another game, which quick play gives her at a new table.
+(c) The leaver is ranked last: two accounts, each at an address and in a browser of
+    their own, at a rated friends' room; one leaves the game under way, the other plays
+    it to its end. The rating ranks the leaver last whatever the seat's points, rates the
+    other as usual, and the leaver's history says "left the game: ranked last".
 
 Screenshots (1366×657 and 390×844) of the clock for the person to play and for a
 spectator, of the leave dialog and of the page after leaving go to
@@ -18,15 +22,21 @@ spectator, of the leave dialog and of the page after leaving go to
 
 from __future__ import annotations
 
+import random
 import re
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, Server
-from test_browser_rooms import UNPACED, Person
+from browser_helpers import CHROMIUM, Server, parse_frames
+from test_browser_rooms import UNPACED, Person, play
+from test_ratings_server import PROXIED
 
+from lockup.ratings import MODEL, ranks_of
+from lockup.record import from_record
 from lockup.server.session.attendance import ABANDON_AFTER
 
 pytestmark = [
@@ -194,3 +204,154 @@ def test_a_leaver_is_told_it_counts_as_a_loss(browser: Any, server: Server, shot
     finally:
         lea.close()
         fan.close()
+
+
+def account_at(browser: Any, server: Server, name: str, address: str) -> Person:
+    """A person with an account (signed up from their own browser context), whose browser
+    says it is at ``address`` (the server trusts X-Forwarded-For: :data:`PROXIED`)."""
+    p = Person(browser, server, name)
+    p.ctx.set_extra_http_headers({"X-Forwarded-For": address})
+    r = p.ctx.request.post(
+        f"{server.url}/api/account/signup",
+        data={"name": name, "password": "a long enough pass phrase"},
+        headers={"X-Forwarded-For": address},
+    )
+    assert r.ok, r.text()
+    return p
+
+
+def running(p: Person) -> list[int] | None:
+    """Each seat's points so far (finished hands and this hand's tricks), as the last view
+    ``p``'s page received says; None before any."""
+    for raw in reversed(p.raw):
+        f = parse_frames([raw])
+        view = f[0].get("view") if f else None
+        if isinstance(view, dict) and "totals" in view and "tricks" in view:
+            return [int(a) + int(b) for a, b in zip(view["totals"], view["tricks"], strict=True)]
+    return None
+
+
+def test_a_leaver_is_ranked_last(browser: Any, tmp_path: Path, shots: Path) -> None:
+    """Ann and Bo, two accounts at addresses and in browsers of their own, at a rated
+    room (target 10, random computers, no turn clock). Both play until Bo is ahead of
+    another seat; then Bo leaves the game under way and Ann plays it to its end. Both are rated; Bo ranks 4th of 4 whatever his seat's points
+    (his ``abandon`` event), Ann as her points say; Bo's history says he left."""
+    srv = Server(tmp_path / "games.sqlite", None, *UNPACED, *PROXIED)
+    srv.start()
+    ann = account_at(browser, srv, "Ann", "198.51.100.31")
+    bo = account_at(browser, srv, "Bo", "198.51.100.32")
+    try:
+        made = ann.ctx.request.post(
+            f"{srv.url}/api/rooms",
+            data={"name": "Ann", "rated": True, "levels": "random", "target": 10, "turn_timer": 0},
+        )
+        assert made.ok, made.text()
+        room = made.json()
+        key = room["invite"].split("invite=", 1)[1]
+        joined = bo.ctx.request.post(
+            f"{srv.url}/api/rooms/{room['room']}/join", data={"invite": key, "name": "Bo"}
+        )
+        assert joined.ok, joined.text()
+        for p in (ann, bo):
+            p.page.goto(room["invite"])
+            p.page.wait_for_selector("#room-seats li.me")
+        ann.page.click("#room-start")
+        for p in (ann, bo):
+            p.page.wait_for_function(PLAYING)
+        assert "rated game" in (ann.page.text_content("#room-status") or ""), ann.page.text_content(
+            "#room-status"
+        )
+        game = str(ann.page.evaluate("document.body.dataset.game"))
+        left_seat = int(bo.page.get_attribute("#room-seats li.me", "data-seat") or "-1")
+        # Both play until Bo's running points are well above another seat's (so that the
+        # points alone would hardly rank him last), or the game is well under way.
+        rng = random.Random(31)
+
+        def ahead() -> bool:
+            run = running(bo)
+            if run is None:
+                return False
+            others = [x for s, x in enumerate(run) if s != left_seat]
+            return (run[left_seat] >= min(others) + 3 and max(run) >= 6) or max(run) >= 9
+
+        play([ann, bo], rng, until=ahead, timeout=40)
+        # Bo leaves the game under way (asked first); a computer plays his seat on.
+        if bo.page.locator("#dlg-summary[open]").count():
+            bo.page.locator("#dlg-summary button.continue").click()
+        bo.page.click("#room-leave-game")
+        bo.page.locator("#dlg-leave-game[open]").wait_for()
+        bo.page.click("#leave-game-go")
+        bo.page.wait_for_function(
+            "() => document.querySelector('#room-note')?.textContent?.startsWith('You left the game')"
+        )
+        ann.page.wait_for_selector(f"#room-seats li[data-seat='{left_seat}'][data-kind='computer']")
+        # Ann plays the game to its end.
+        play([ann], rng, timeout=45)
+
+        # Rated in the background: each asks what the game did to their rating.
+        told: dict[str, Any] = {}
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            told = {
+                p.name: p.ctx.request.get(f"{srv.url}/api/ratings/game/{game}").json()
+                for p in (ann, bo)
+            }
+            if all(t.get("done") for t in told.values()):
+                break
+            time.sleep(0.2)
+        assert all(t.get("done") for t in told.values()), told
+        assert told["Bo"]["rated"] and told["Bo"]["last"] and told["Bo"]["why"] is None
+        assert told["Bo"]["seat"] == left_seat
+        assert told["Ann"]["rated"] and not told["Ann"]["last"] and told["Ann"]["why"] is None
+        assert told["Ann"]["after"] is not None and told["Ann"]["change"] is not None
+
+        # The stored changes: every seat rated, only Bo's marked; they are the model's
+        # answer to ranks with Bo 4th of 4 whatever the final points.
+        con = sqlite3.connect(srv.db)
+        try:
+            changes = con.execute(
+                "SELECT seat, kind, sat_out, mu_before, sigma_before, mu_after, sigma_after "
+                "FROM rating_changes WHERE game_id = ? ORDER BY seat",
+                (game,),
+            ).fetchall()
+            record = con.execute("SELECT record FROM games WHERE id = ?", (game,)).fetchone()[0]
+        finally:
+            con.close()
+        assert [c[0] for c in changes] == [0, 1, 2, 3]
+        assert [bool(c[2]) for c in changes] == [s == left_seat for s in range(4)]
+        assert changes[left_seat][1] == "person"
+        totals = list(from_record(record).totals)
+        ranks = ranks_of(totals, {left_seat})
+        assert ranks[left_seat] == 4 and max(ranks) == 4, (totals, ranks)
+        teams = [[MODEL.rating(mu=c[3], sigma=c[4])] for c in changes]
+        for c, team in zip(
+            changes, MODEL.rate(teams, ranks=[float(r) for r in ranks]), strict=True
+        ):
+            assert (c[5], c[6]) == pytest.approx((team[0].mu, team[0].sigma), abs=1e-9)
+        by_points = ranks_of(totals)
+        if by_points != ranks:  # the points alone would rank him otherwise: not so rated
+            plain = MODEL.rate(teams, ranks=[float(r) for r in by_points])
+            assert changes[left_seat][5] != pytest.approx(plain[left_seat][0].mu, abs=1e-9)
+        print(f"points {totals}, by points {by_points}, rated as {ranks} (Bo at {left_seat})")
+
+        # Bo's history: the game's rating change, and the badge that he left, ranked last.
+        mine = bo.ctx.request.get(f"{srv.url}/api/ratings/me").json()
+        assert [(h["game"], h["abandoned"]) for h in mine["history"]] == [(game, True)]
+        bo.page.goto("/history")
+        bo.page.wait_for_selector("body[data-ready='true']")
+        row = bo.page.locator(f"tr[data-game='{game}']")
+        badge = row.locator(".rating-cell [data-abandoned='true']")
+        assert badge.text_content() == "left the game: ranked last"
+        assert badge.is_visible()
+        assert row.locator(".rating-change").count() == 1
+        photo(bo.page, shots, "leaver-history")
+        ours = ann.ctx.request.get(f"{srv.url}/api/ratings/me").json()
+        assert [(h["game"], h["rated"], h["abandoned"]) for h in ours["history"]] == [
+            (game, True, False)
+        ]
+        for p in (ann, bo):
+            assert p.errors == [], p.errors
+    finally:
+        ann.close()
+        bo.close()
+        srv.stop()
