@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.engine import Connection
 
 from ..store import Store, account_sessions_table, accounts_table, players_table
@@ -74,21 +74,17 @@ class AccountRows:
 
     async def by_key(self, name_key: str) -> AccountRow | None:
         """The account whose name has the key ``name_key``."""
-        a = accounts_table.c
-
-        def read(conn: Connection) -> AccountRow | None:
-            row = conn.execute(select(accounts_table).where(a.name_key == name_key)).first()
-            return None if row is None else _account(row)
-
-        found: AccountRow | None = await self.store.read(read)
-        return found
+        return await self._one(accounts_table.c.name_key == name_key)
 
     async def by_id(self, account_id: str) -> AccountRow | None:
         """The account ``account_id``."""
-        a = accounts_table.c
+        return await self._one(accounts_table.c.id == account_id)
+
+    async def _one(self, where: ColumnElement[bool]) -> AccountRow | None:
+        """The account that ``where`` picks, or None."""
 
         def read(conn: Connection) -> AccountRow | None:
-            row = conn.execute(select(accounts_table).where(a.id == account_id)).first()
+            row = conn.execute(select(accounts_table).where(where)).first()
             return None if row is None else _account(row)
 
         found: AccountRow | None = await self.store.read(read)
