@@ -1,9 +1,11 @@
-"""``lockup play --lang is``: the terminal table in Icelandic, driven by Textual's pilot.
+"""``lockup play --lang fr|is``: the terminal table in French and Icelandic, driven by
+Textual's pilot.
 
 The language comes from ``--lang``, else the environment (``LC_ALL``, ``LC_MESSAGES``,
-``LANG``), else English; every English sentence of lockup/tui/words.py has its Icelandic
-one with the same placeholders; refusals come from the catalogue in Icelandic with the
-table's names.
+``LANG``), else English; every English sentence of lockup/tui/words.py has its French and
+Icelandic ones with the same placeholders, and every sentence with a count its form for
+each plural category of the language; refusals come from the catalogue in the language
+with the table's names.
 """
 
 from __future__ import annotations
@@ -44,14 +46,47 @@ def fields(text: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(text) if f}
 
 
-def test_every_sentence_has_its_icelandic_with_the_same_placeholders() -> None:
-    assert words.keys("is") == words.keys("en")
-    for key in words.keys("en"):
-        en, is_ = words._TEXTS["en"][key], words._TEXTS["is"][key]
-        assert is_.strip(), key
-        # English formats some names ("{name:says wins}"); the field names agree.
-        assert {f.split(":")[0] for f in fields(is_)} == {f.split(":")[0] for f in fields(en)}, key
-        assert ":" not in "".join(fields(is_)), key  # Icelandic needs no English agreement
+def english_of(key: str) -> str:
+    """The English sentence a form of another language stands for: the same key, else
+    the English ``_other`` form of its count, else the sentence about someone else."""
+    en = words._TEXTS["en"]
+    base = key.removesuffix(".you") if key.endswith(".you") else key
+    for candidate in (key, key.replace(".you_", "_"), base):
+        if candidate in en:
+            return en[candidate]
+        stem = candidate.rsplit("_", 1)[0]
+        if f"{stem}_other" in en:
+            return en[f"{stem}_other"]
+    raise AssertionError(f"{key}: no English sentence")
+
+
+@pytest.mark.parametrize("lang", ["fr", "is"])
+def test_every_sentence_has_its_translation_with_the_same_placeholders(lang: str) -> None:
+    assert words.sentences(lang) == words.sentences("en")
+    for key in words.keys(lang):
+        text = words._TEXTS[lang][key]
+        en = english_of(key)
+        assert text.strip(), key
+        assert ":" not in "".join(fields(text)), key  # no English agreement needed
+        mine = {f.split(":")[0] for f in fields(text)}
+        theirs = {f.split(":")[0] for f in fields(en)}
+        if ".you" in key:  # the person's sentence may leave the name out ("Vous gagnez")
+            assert mine <= theirs, key
+        else:  # English formats some names ("{name:says wins}"); the field names agree
+            assert mine == theirs, key
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "is"])
+def test_every_count_has_a_form_for_each_plural_category(lang: str) -> None:
+    counted = words.counted("en")
+    assert words.counted(lang) == counted
+    categories = {"en": ["one", "other"], "fr": ["many", "one", "other"], "is": ["one", "other"]}
+    assert sorted(words.plural_categories(lang)) == categories[lang]
+    for base in counted:
+        for category in categories[lang]:
+            assert f"{base}_{category}" in words.keys(lang), (base, category)
+            if f"{base}.you_other" in words.keys(lang):  # the person's own forms too
+                assert f"{base}.you_{category}" in words.keys(lang), (base, category)
 
 
 @pytest.mark.parametrize(
@@ -62,25 +97,40 @@ def test_every_sentence_has_its_icelandic_with_the_same_placeholders() -> None:
         ({"LANG": "en_GB.UTF-8", "LC_ALL": "is_IS.UTF-8"}, "is"),
         ({"LANG": "is_IS.UTF-8", "LC_ALL": "C.UTF-8"}, "en"),
         ({"LC_MESSAGES": "is", "LANG": "fr_FR.UTF-8"}, "is"),
-        ({"LANG": "fr_FR.UTF-8"}, "en"),
+        ({"LANG": "fr_FR.UTF-8"}, "fr"),
+        ({"LANG": "fr_CA.UTF-8", "LC_ALL": ""}, "fr"),
+        ({"LANG": "de_DE.UTF-8"}, "en"),
     ],
 )
 def test_the_default_language_comes_from_the_environment(env: dict[str, str], lang: str) -> None:
     assert words.default_language(env) == lang
 
 
-def test_plurals_in_icelandic() -> None:
-    words.set_language("is")
-    assert [words.plural(n) for n in (1, 2, 11, 21, 31, 111)] == [
-        "one",
-        "other",
-        "other",
-        "one",
-        "one",
-        "other",
-    ]
-    words.set_language("en")
-    assert words.plural(21) == "other"
+def test_plural_categories_of_each_language() -> None:
+    counts = (0, 1, 2, 11, 21, 31, 111, 1_000_000)
+    expected = {
+        "en": ["other", "one", "other", "other", "other", "other", "other", "other"],
+        "fr": ["one", "one", "other", "other", "other", "other", "other", "many"],
+        "is": ["other", "one", "other", "other", "one", "one", "other", "other"],
+    }
+    for lang, categories in expected.items():
+        words.set_language(lang)
+        assert [words.plural(n) for n in counts] == categories, lang
+
+
+def test_numbers_as_each_language_writes_them() -> None:
+    expected = {
+        "en": ("-3.3", "+1.8", "0.0", "1,234.5", "1,000"),
+        "fr": ("-3,3", "+1,8", "0,0", "1\u202f234,5", "1\u202f000"),
+        "is": ("-3,3", "+1,8", "0,0", "1.234,5", "1.000"),
+    }
+    for lang, (neg, plus, zero, big, count) in expected.items():
+        words.set_language(lang)
+        assert words.number(-3.34) == neg
+        assert words.number(1.8, sign=True) == plus
+        assert words.number(-0.04) == zero  # no "-0.0"
+        assert words.number(1234.5) == big
+        assert words.integer(1000) == count
 
 
 def test_refusals_in_icelandic_name_the_table() -> None:
@@ -119,7 +169,7 @@ def test_lockup_play_lang_is_shows_icelandic(
             assert "Lockup · mótherjar: handahóf" in status
             assert "gjöf 1" in status and "þú átt leik" in status
             seat = plain(app.query_one("#bottom"))
-            assert seat.startswith("▶ Þú") and "spil · slagir: 0" in seat
+            assert seat.startswith("▶ Þú") and "13 spil · 0 slagir" in seat
             score = plain(app.query_one("#score"))
             assert "Staðan · upp í 20" in score and "sama gildi · eitt í slag" in score
             footer: Any = app.query_one("Footer")

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.align import Align
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -25,10 +26,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from .. import refusals
-from ..cards import SUIT_SYMBOLS, card_symbol, parse_card, sort_for_display
+from ..cards import SUIT_SYMBOLS, parse_card, sort_for_display
 from ..engine import DEFAULT_PLAYERS
 from .driver import Driver
-from .words import language, localize_bindings, plural, shown, tr
+from .words import card, language, localize_bindings, number, shown, tr
 
 HAND_SLOTS = 13
 RED_SUITS = ("D", "H")
@@ -39,13 +40,14 @@ URGENT = 10
 
 
 def card_text(code: str, *, dim: bool = False, strike: bool = False) -> Text:
-    """A card as people write it (``10♦``), ♥ and ♦ in red."""
+    """A card as people write it in the language (``10♦``, ``Q♦``, ``D♦``), ♥ and ♦ in
+    red."""
     style = "red" if code[-1] in RED_SUITS else "bright_white"
     if dim:
         style = "dim " + style
     if strike:
         style += " strike"
-    return Text(card_symbol(parse_card(code)), style=style)
+    return Text(card(code), style=style)
 
 
 def suit_text(letter: str) -> Text:
@@ -55,6 +57,25 @@ def suit_text(letter: str) -> Text:
 
 def cards_text(codes: list[str], **kw: Any) -> Text:
     return Text(" ").join(card_text(c, **kw) for c in codes)
+
+
+class Line:
+    """Short parts on one line, ``a · b``, where the width allows; else one a line (a
+    side seat is narrow: "13 cartes" over "0 pli")."""
+
+    def __init__(self, *parts: Text, style: str = "") -> None:
+        self.parts = parts
+        self.style = style
+
+    def _joined(self, sep: str) -> Text:
+        return Text(sep, style=self.style).join(self.parts)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        joined = self._joined(" · ")
+        yield joined if joined.cell_len <= options.max_width else self._joined("\n")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(max(p.cell_len for p in self.parts), self._joined(" · ").cell_len)
 
 
 def display_order(codes: list[str]) -> list[str]:
@@ -94,17 +115,18 @@ class SeatBox(Panel):
             head.append(tr("you.mark"), style="dim")
         if view.get("dealer") == seat:
             head.append(tr("seat.deals"), style="dim")
-        line = Text(tr("seat.cards", cards=view["hand_sizes"][seat], won=view["tricks"][seat]))
-        lines = [head, line]
+        held = Text(tr("seat.cards", n=view["hand_sizes"][seat]))
+        won = Text(tr("seat.won", n=view["tricks"][seat]))
+        lines: list[Text | Line] = [head, Line(held, won)]
         lock = view["locks"][seat]
         if lock:
-            lines.append(Text(tr(f"seat.locked.{plural(lock)}", n=lock), style="bold magenta"))
+            lines.append(Text(tr("seat.locked", n=lock), style="bold magenta"))
         lost = view["lost"][seat]
         if lost:
             t = Text(tr("seat.lost"), style="dim")
             t.append_text(cards_text(lost, dim=True, strike=True))
             lines.append(t)
-        self.update(Text("\n").join(lines))
+        self.update(Group(*lines))
 
 
 class TrickBox(Panel):
@@ -163,7 +185,7 @@ class ScoreBox(Panel):
         rules = view["rules"]
         playing = view["phase"] not in ("deal", "over")  # else totals hold this hand
         table = Table(
-            title=tr("score.title", target=rules["target"]),
+            title=tr("score.title", n=rules["target"]),
             box=None,
             padding=(0, 0, 0, 1),
             pad_edge=False,
@@ -183,14 +205,11 @@ class ScoreBox(Panel):
                 str(view["times_locked"][s]),
             )
         picture, discards = rules["picture_exception"], rules["lock_discards"]
-        rules_line = Text(
-            f"\n{tr('opt.' + picture)} · {tr('opt.' + discards)}\n"
-            + tr("score.handN", n=view["hand_number"] + 1),
-            style="dim",
-        )
+        options = Line(Text(tr("opt." + picture)), Text(tr("opt." + discards)), style="dim")
+        hand = Text(tr("score.handN", n=view["hand_number"] + 1), style="dim")
         grid = Table.grid()
         grid.add_row(table)
-        grid.add_row(rules_line)
+        grid.add_row(Group(Text(""), options, hand))
         self.update(grid)
 
 
@@ -214,20 +233,33 @@ class MessageBox(Static):
 
 
 class SummaryScreen(ModalScreen[None]):
-    """A hand's summary (R14): points, totals, locks, tricks sat out, cards lost."""
+    """A hand's summary (R14): points, totals, locks, tricks sat out, cards lost.
+
+    Enter closes it: back to the table, where a game on this computer deals the next hand
+    (``deals``), or the table of a server, which has dealt it already. ``q`` quits, as on
+    the table."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "dismiss", "Go on"),
         Binding("escape", "dismiss", "Go on", show=False),
         Binding("space", "dismiss", "Go on", show=False),
+        Binding("q", "quit_game", "Quit"),
     ]
 
-    def __init__(self, summary: dict[str, Any], players: list[str], winner: int | None) -> None:
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        players: list[str],
+        winner: int | None,
+        *,
+        deals: bool = True,
+    ) -> None:
         super().__init__()
         localize_bindings(self)
         self.summary = summary
         self.players = players
         self.winner = winner
+        self.deals = deals
 
     def compose(self) -> ComposeResult:
         s = self.summary
@@ -251,10 +283,14 @@ class SummaryScreen(ModalScreen[None]):
             foot = Text("\n" + tr("game.won", name=self.players[self.winner]), style="bold yellow")
             foot.append(tr("sum.back"), style="dim")
         else:
-            foot = Text(tr("sum.next"), style="dim")
+            foot = Text(tr("sum.next" if self.deals else "sum.back"), style="dim")
         with Vertical(id="summary"):
             yield Static(table)
-            yield Static(foot)
+            yield Static(foot, id="summary-foot")
+
+    async def action_quit_game(self) -> None:
+        """``q``: quit the game, as the table's ``q`` does."""
+        await self.app.run_action("quit_game")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -311,7 +347,7 @@ class TableApp(App[None]):
         Binding("enter", "play", "Play"),
         Binding("space", "play", "Play", show=False),
         Binding("h", "hint", "Hint"),
-        Binding("s", "start", "Start", show=False),
+        Binding("s", "start", "Start"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
     ]
@@ -371,6 +407,8 @@ class TableApp(App[None]):
             self.players = [shown(p) for p in players]
         if old is None or old.get("legal") != view.get("legal"):
             self.hints = {}
+        if old is None or self._playing(old) != self._playing(view):
+            self.refresh_bindings()
         previous = self.order[self.cursor] if 0 <= self.cursor < len(self.order) else None
         self.order = display_order(list(view.get("hand") or []))
         legal = view.get("legal") or []
@@ -408,7 +446,7 @@ class TableApp(App[None]):
             if i:
                 text.append("  ")
             text.append_text(card_text(code))
-            text.append(f" {v:.1f}", style="bold green" if i == 0 else "")
+            text.append(f" {number(v)}", style="bold green" if i == 0 else "")
         self._message(text)
         self.refresh_hand()
 
@@ -421,8 +459,12 @@ class TableApp(App[None]):
         summary: dict[str, Any],
         winner: int | None = None,
         on_close: Callable[[], None] | None = None,
+        *,
+        deals: bool = True,
     ) -> None:
-        """The summary of the hand just over; ``on_close`` runs when the person closes it."""
+        """The summary of the hand just over; ``on_close`` runs when the person closes it.
+        ``deals``: closing it deals the next hand (a game on this computer), else the
+        next hand is under way already (a server's table)."""
         self.summary_open = True
 
         def closed(_: None) -> None:
@@ -430,7 +472,7 @@ class TableApp(App[None]):
             if on_close is not None:
                 on_close()
 
-        self.push_screen(SummaryScreen(summary, self.players, winner), closed)
+        self.push_screen(SummaryScreen(summary, self.players, winner, deals=deals), closed)
 
     def show_clock(self, seat: int | None, seconds: float = 0.0) -> None:
         """A turn clock: ``seat`` has ``seconds`` left to play, counted down on the status
@@ -525,10 +567,25 @@ class TableApp(App[None]):
             slot.set_class(i == self.cursor, "cursor")
             text = card_text(code, dim=not lit)
             if code in self.hints:
-                text.append(f"\n{self.hints[code]:.1f}", style="green")
+                text.append(f"\n{number(self.hints[code])}", style="green")
             slot.update(text)
 
     # ---------------------------------------------------------------- actions
+
+    @staticmethod
+    def _playing(view: dict[str, Any] | None) -> bool:
+        """Whether ``view`` is of a seat in a game under way (cards to play, hints)."""
+        return view is not None and view.get("seat") is not None and view.get("winner") is None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The keys that work now, which the footer offers: a card and a hint only at a
+        seat of a game under way (not while a table waits for its start, nor for a
+        spectator, nor after the end); the start only for a room's host before it."""
+        if action in ("play", "hint", "cursor"):
+            return self._playing(self.view)
+        if action == "start":
+            return self.driver.can_start()
+        return True
 
     def play_card(self, code: str) -> None:
         """The person chose ``code``: the driver plays it or says why not."""

@@ -94,8 +94,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--lang",
         default=None,
         choices=list(LANGS),
-        help="the table's language: en (English) or is (Icelandic, íslenska); default from "
-        "LC_ALL, LC_MESSAGES or LANG (is_IS.UTF-8 is Icelandic), else English",
+        help="the table's language: en (English), fr (French, français) or is (Icelandic, "
+        "íslenska); default from LC_ALL, LC_MESSAGES or LANG (fr_FR.UTF-8 is French, "
+        "is_IS.UTF-8 Icelandic), else English",
     )
     p.add_argument(
         "--pace",

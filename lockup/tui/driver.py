@@ -41,8 +41,14 @@ class Table(Protocol):
         summary: dict[str, Any],
         winner: int | None = None,
         on_close: Callable[[], None] | None = None,
+        *,
+        deals: bool = True,
     ) -> None:
-        """A hand's summary (and the game's end); ``on_close`` runs when it is closed."""
+        """A hand's summary (and the game's end); ``on_close`` runs when it is closed;
+        ``deals``: closing it deals the next hand (else it is under way already)."""
+
+    def refresh_bindings(self) -> None:
+        """Offer again the keys that work now (the footer)."""
 
     def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
         """Run ``callback`` on the app's loop soon."""
@@ -94,6 +100,10 @@ class Driver:
 
     def start_game(self) -> None:
         """The person asked to start the game (a room's host)."""
+
+    def can_start(self) -> bool:
+        """Whether the person may start the game now (a room's host before it starts)."""
+        return False
 
     async def stop(self) -> None:
         """The app is closing: save, disconnect, stop what runs."""

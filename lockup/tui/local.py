@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..bots import hint, make_bot
-from ..cards import Card, card_str, card_symbol, parse_card
+from ..cards import Card, card_str, parse_card
 from ..engine import DEAL, DEFAULT_PLAYERS, Game, Refusal, Rules, SeatView
 from ..record import from_record, to_record
 from .driver import Driver
-from .words import shown, tr
+from .words import card, shown, tr
 
 HUMAN = 0
 """The person's seat: South (R1)."""
@@ -316,8 +316,8 @@ class LocalDriver(Driver):
         elif due == "discard":
             seat = game.discard_due
             assert seat is not None
-            card = self.local.discard()
-            self.app.say(tr("say.discard", card=card_symbol(card), name=shown(names[seat])))
+            taken = self.local.discard()
+            self.app.say(tr("say.discard", card=card(card_str(taken)), name=shown(names[seat])))
             self.refresh()
             self._later(self.pace)
         else:
@@ -352,7 +352,7 @@ class LocalDriver(Driver):
         if refusal is not None:
             self.app.show_refusal(refusal.to_dict())
             return
-        self.app.say(tr("say.play", card=card_symbol(parse_card(code))))
+        self.app.say(tr("say.play", card=card(code)))
         self.refresh()
         self._later(self.pace)
 

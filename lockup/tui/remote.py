@@ -37,10 +37,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import websockets
 
-from ..cards import card_symbol, parse_card
 from .driver import Driver
 from .identity import Identity
-from .words import number, shown, tr
+from .words import card, number, shown, tr
 
 RETRIES = 5
 """How many times a dropped connection is opened again (with hello and the last version)."""
@@ -272,7 +271,7 @@ class RemoteDriver(Driver):
 
     def _name(self, seat: int | None) -> str:
         if seat is None:
-            return "nobody"
+            return tr("nobody")
         return shown((self.players or self.app.players)[seat])
 
     def _frame(self, msg: dict[str, Any]) -> None:
@@ -344,22 +343,20 @@ class RemoteDriver(Driver):
             timed_out = k == "play" and ev.get("by") == "computer" and seat == self.clock_seat
             self._clock(None)  # the next person's clock comes in a frame of its own
             if timed_out:
-                card = card_symbol(parse_card(ev["card"]))
-                self._pin(tr("say.outOfTime", name=self._who(seat), card=card))
+                self._pin(tr("say.outOfTime", name=self._who(seat), card=card(ev["card"])))
         if k == "deal":
             self._say(tr("say.deal", n=ev["hand"] + 1, name=self._name(ev["dealer"])))
         elif k == "discard":
-            card = card_symbol(parse_card(ev["card"]))
-            self._say(tr("say.discard", card=card, name=self._name(ev["seat"])))
+            self._say(tr("say.discard", card=card(ev["card"]), name=self._name(ev["seat"])))
         elif k == "trick":
             who = self._name(ev["winner"])
             if ev.get("lock"):
-                self._say(tr("say.trickLock", name=who, lock=ev["lock"]))
+                self._say(tr("say.trickLock", name=who, n=ev["lock"]))
             else:
                 self._say(tr("say.trick", name=who))
         elif k == "hand":
             winner = self.view.get("winner") if self.view else None
-            self.app.show_summary(ev["summary"], winner)
+            self.app.show_summary(ev["summary"], winner, deals=False)  # the server deals
         elif k == "over":
             self._clock(None)
             self._say(tr("say.over", name=self._name(ev["winner"])))
@@ -452,16 +449,17 @@ class RemoteDriver(Driver):
         rated = tr("title.rated")
         if (room.get("options") or {}).get("rated") and not self.title.endswith(rated):
             self.title += rated
+        self.app.refresh_bindings()  # the host's start, before the game
         if self.quick or (room.get("options") or {}).get("quick"):
             self.quick = True
             self._set_start(room.get("starts_in") if room.get("status") == "open" else None)
             return
         if room.get("status") == "open":
             people = sum(1 for s in seats if s.get("kind") == "person")
-            if room.get("you") is not None and room.get("you") == room.get("host"):
-                self._say(tr("say.waitHost", people=people))
+            if self.can_start():
+                self._say(tr("say.waitHost", n=people))
             else:
-                self._say(tr("say.waitGuest", people=people))
+                self._say(tr("say.waitGuest", n=people))
 
     # ---------------------------------------------------------------- quick play
 
@@ -506,7 +504,7 @@ class RemoteDriver(Driver):
         elif n <= 0:
             self._say(tr("quick.starting", names=", ".join(names)))
         else:
-            key = "quick.waitOne" if empty == 1 else "quick.wait"
+            key = "quick.waitOne" if empty == 1 else "quick.wait"  # the seats, not counted
             self._say(tr(key, names=", ".join(names), n=n))
 
     async def _leave(self) -> None:
@@ -532,6 +530,14 @@ class RemoteDriver(Driver):
 
     def start_game(self) -> None:
         self._send({"type": "start"})
+
+    def can_start(self) -> bool:
+        """The person is the host of a room that waits for its start (a quick table
+        starts by itself)."""
+        room = self.room
+        if self.quick or room is None or room.get("status") != "open":
+            return False
+        return room.get("you") is not None and room.get("you") == room.get("host")
 
     async def stop(self) -> None:
         self.closed = True
