@@ -166,8 +166,8 @@ _MESSAGES: Final[_M] = {
             "fr": "Une donne distribue des cartes à quatre places exactement.",
         },
         "count": {
-            "en": "{seat} is dealt {count} cards; every seat gets 13.",
-            "fr": "{seat} reçoit {count} cartes ; chaque place en reçoit 13.",
+            "en": "Every seat gets 13 cards, but {seat} is dealt {count}.",
+            "fr": "Chaque place reçoit 13 cartes, mais {seat} en reçoit {count}.",
         },
         "not-a-card": {
             "en": "{value} is not a card.",
@@ -238,7 +238,7 @@ _ICELANDIC: Final = {
     "hand-in-progress": {"default": "Gjöfinni sem nú stendur er ekki lokið enn."},
     "bad-deal": {
         "seats": "Í gjöf fá nákvæmlega fjögur sæti spil.",
-        "count": "{seat} fær {count} spil; hvert sæti fær 13.",
+        "count": "Hvert sæti fær 13 spil, en {seat} fær {count}.",
         "not-a-card": "{value} er ekki spil.",
         "twice": "Þetta spil er gefið tvisvar: {card}.",
         "deck": "Gjöfin er ekki 52 spil stokksins.",

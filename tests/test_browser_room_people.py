@@ -184,7 +184,7 @@ def test_rematch_after_a_tab_closed_and_spectator_never_waits(
         wait_text(ann.page, "#room-actions .room-rematch", "Rematch asked")
         assert ann.page.locator("#room-actions .room-rematch").is_disabled()
         wait_text(ann.page, "#room-rematch-note", "Rematch: waiting for Bo")
-        wait_text(bo.page, "#room-rematch-note", "Rematch: waiting for You")
+        wait_text(bo.page, "#room-rematch-note", "Rematch: waiting for you")
         assert "Ann" not in (bo.page.locator("#room-rematch-note").text_content() or "")
         photo(ann.page, shots, "rematch-waiting", (WIDE, PHONE))
         old = ann.page.evaluate("document.body.dataset.game")

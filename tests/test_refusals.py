@@ -191,8 +191,8 @@ def test_the_examples_cover_every_variant_and_fill_every_placeholder() -> None:
             "bad-deal",
             {"why": "count", "seat": 3, "count": 12},
             {},
-            "East is dealt 12 cards; every seat gets 13.",
-            "Est reçoit 12 cartes",
+            "Every seat gets 13 cards, but East is dealt 12.",
+            "Chaque place reçoit 13 cartes, mais Est en reçoit 12.",
         ),
         (
             "bad-deal",
@@ -209,6 +209,24 @@ def test_message_in_english_and_french(
 ) -> None:
     assert en in message(code, params, "en", **kw)
     assert fr in message(code, params, "fr", **kw)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 12, 14, 21, 101])
+def test_a_deal_of_the_wrong_size_reads_right_for_every_count(count: int) -> None:
+    """The count of a bad deal stands with no noun after it ("is dealt 1", never "1
+    cards"), so each language says it right whatever the count; the noun is with the 13."""
+    params = {"why": "count", "seat": 3, "count": count}
+    assert (
+        message("bad-deal", params, "en") == f"Every seat gets 13 cards, but East is dealt {count}."
+    )
+    assert (
+        message("bad-deal", params, "fr")
+        == f"Chaque place reçoit 13 cartes, mais Est en reçoit {count}."
+    )
+    assert message("bad-deal", params, "is") == f"Hvert sæti fær 13 spil, en Austur fær {count}."
+    for lang in LANGS:
+        text = message("bad-deal", params, lang)
+        assert not re.search(rf"\b{count} (cards?|cartes?|spil)\b", text), (lang, text)
 
 
 def test_icelandic_names_the_seats_by_the_tables_names() -> None:

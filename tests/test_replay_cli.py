@@ -223,7 +223,7 @@ def test_duplicated_cards_in_a_deal() -> None:
 def test_a_deal_of_12() -> None:
     out = illegal(DEAL_OF_12)
     assert (out["hand"], out["event"], out["rule"]) == (0, None, "R3")
-    assert "East is dealt 12 cards" in out["reason"]
+    assert "East is dealt 12." in out["reason"]
     out = illegal(DEALS_OF_12)  # 12 to every seat
     assert (out["hand"], out["event"], out["rule"]) == (1, None, "R3")
 

@@ -173,8 +173,8 @@ def test_r3_the_dealer_moves_one_seat_left_every_hand() -> None:
 @pytest.mark.parametrize(
     "bad, reason",
     [
-        ("twelve", "is dealt 12 cards"),
-        ("fourteen", "is dealt 14 cards"),
+        ("twelve", "is dealt 12."),
+        ("fourteen", "is dealt 14."),
         ("twice", "dealt twice"),
         ("three seats", "exactly four seats"),
         ("not a card", "not a card"),

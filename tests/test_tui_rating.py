@@ -283,5 +283,5 @@ def test_words_of_the_clock_and_the_rating_in_icelandic() -> None:
     is_ = asyncio.run(run("is"))
     assert is_ == (
         "Bo: of lengi í burtu; tölva spilar sætið til leiksloka.",
-        "Stigin þín: 12,3 → 10,5 (-1,8).",
+        "Einkunnin þín: 12,3 → 10,5 (-1,8).",
     )

@@ -30,21 +30,24 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.engine import Connection
 
 from ..engine import DEFAULT_PLAYERS, Game
 from ..record import FORMAT, from_record, parse_record, replay_steps
 from .protocol import ProtocolError
+from .ratings import ABANDON
 from .store import (
     GameRow,
     Store,
     StoreError,
     actions_table,
     analyses_table,
+    game_events_table,
     games_table,
     participants_table,
     record_of,
+    rooms_table,
 )
 
 log = logging.getLogger("lockup.server")
@@ -55,6 +58,36 @@ MAX_UPLOAD = 256 * 1024
 """The largest record a player may upload, in bytes."""
 MAX_JOBS = 16
 """Analyses waiting or under way at once, in the whole server; more are refused."""
+
+
+def _looked_back_on(g: Any, p: Any) -> ColumnElement[bool]:
+    """Whether a player took part in a game, so that their history lists it: a room's game
+    (they took a seat), an uploaded record, or a game against computers that is over or
+    where a person has played a card. The game the start page deals at once is not listed
+    until a card of it is played ("play one at the table and it will be listed here"): a
+    person who opens the start page and goes on to "Play people" never played it, and the
+    purge deletes it later."""
+    return or_(
+        g.room_id.is_not(None),
+        g.finished_at.is_not(None),
+        g.played_at.is_not(None),
+        p.uploaded.is_(True),
+    )
+
+
+def _kind(room_id: str | None, room_options: str | None, uploaded: bool) -> str:
+    """What kind of game a history entry is: ``upload`` (a record brought in), ``solo``
+    (against computers), ``quick`` (a quick-play table among strangers) or ``friends``
+    (a room of people who were invited)."""
+    if uploaded:
+        return "upload"
+    if room_id is None:
+        return "solo"
+    try:
+        options = json.loads(room_options or "{}")
+    except ValueError:
+        options = {}
+    return "quick" if isinstance(options, dict) and options.get("quick") is True else "friends"
 
 
 def _now() -> datetime:
@@ -199,9 +232,14 @@ class Reviews:
                     g.room_id,
                     p.seat,
                     p.uploaded,
+                    rooms_table.c.options.label("room_options"),
                 )
-                .select_from(participants_table.join(games_table, p.game_id == g.id))
-                .where(p.player_id == player)
+                .select_from(
+                    participants_table.join(games_table, p.game_id == g.id).outerjoin(
+                        rooms_table, rooms_table.c.id == g.room_id
+                    )
+                )
+                .where(p.player_id == player, _looked_back_on(g, p))
                 .order_by(g.created_at.desc())
                 .limit(HISTORY_LIMIT)
             ).all()
@@ -222,9 +260,26 @@ class Reviews:
                     ).where(analyses_table.c.game_id.in_(ids))
                 )
             }
-            return games, taken, analyses
+            e = game_events_table.c
+            left = {
+                (r.game_id, r.seat)
+                for r in conn.execute(
+                    select(e.game_id, e.seat)
+                    .where(e.game_id.in_(ids), e.kind == ABANDON, e.seat.is_not(None))
+                    .distinct()
+                )
+            }
+            # The seats people sat at: a computer that took one over (the person gone or
+            # out of time) does not make its person a computer in the history.
+            people = {
+                (r.game_id, r.seat)
+                for r in conn.execute(
+                    select(p.game_id, p.seat).where(p.game_id.in_(ids), p.uploaded.is_(False))
+                )
+            }
+            return games, taken, analyses, left, people
 
-        games, taken, analyses = await self.store.read(read)
+        games, taken, analyses, left, people = await self.store.read(read)
         out = []
         for r in games:
             totals: list[int] = []
@@ -245,16 +300,20 @@ class Reviews:
                     "seat": r.seat,
                     "players": json.loads(r.players),
                     "seats": [
-                        {
+                        {"kind": "human", "level": None}
+                        if (r.id, i) in people
+                        else {
                             "kind": s.get("kind"),
                             "level": s.get("level") if s.get("kind") == "bot" else None,
                         }
-                        for s in json.loads(r.seats)
+                        for i, s in enumerate(json.loads(r.seats))
                     ],
                     "rules": json.loads(r.rules),
                     "room": r.room_id,
+                    "kind": _kind(r.room_id, r.room_options, bool(r.uploaded)),
                     "result": {"winner": r.winner, "place": place, "totals": totals},
                     "takeover": key in taken,
+                    "abandoned": key in left,
                     "uploaded": bool(r.uploaded),
                     "analysis": self._status(key, analyses.get(key)),
                 }

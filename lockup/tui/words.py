@@ -523,10 +523,10 @@ Enter eða Escape til að loka.""",
         "abandon.other": "{name}: tölva spilar sætið til leiksloka.",
         "abandon.other.you": "Tölva spilar í sætinu þínu til leiksloka.",
         "abandon.last": " Í leik til stiga lendir þú þá í neðsta sæti.",
-        "rating.change": "Stigin þín: {before} → {after} ({change}).",
-        "rating.guest": "Gestir spila ekki til stiga: `lockup login` til að fá stig.",
-        "rating.unchanged": "Þessi leikur breytti ekki stigunum þínum.",
-        "rating.later": "Stigabreytingin er ekki komin enn: hún birtist á síðunni /history "
+        "rating.change": "Einkunnin þín: {before} → {after} ({change}).",
+        "rating.guest": "Gestir spila ekki til stiga: `lockup login` til að fá einkunn.",
+        "rating.unchanged": "Þessi leikur breytti ekki einkunninni þinni.",
+        "rating.later": "Einkunnarbreytingin er ekki komin enn: hún birtist á síðunni /history "
         "á þjóninum.",
         "say.signedOut": "Innskráningunni á {base} er lokið: þú spilar sem gestur (lockup "
         "login skráir þig inn aftur).",

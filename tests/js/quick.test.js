@@ -71,7 +71,7 @@ test("who is coming, and the countdown's words", () => {
 });
 
 test("every word quick play shows is in every language, with its number", () => {
-  const keys = ["btn.quick", "quick.title", "quick.status", "quick.countdown", "quick.countdownOne", "quick.starting", "quick.full", "quick.emptySeat", "quick.rated", "quick.joined", "quick.nameNote", "quick.go", "room.err.name-needed"];
+  const keys = ["btn.quick", "quick.title", "quick.status_one", "quick.status_other", "quick.countdown", "quick.countdownOne", "quick.starting", "quick.full", "quick.emptySeat", "quick.rated", "quick.joined", "quick.nameNote", "quick.go", "room.err.name-needed"];
   for (const lang of ["en", "fr", "is"]) {
     const words = JSON.parse(readFileSync(`${I18N}${lang}.json`, "utf-8"));
     for (const k of keys) assert.equal(typeof words[k], "string", `${lang}: ${k}`);

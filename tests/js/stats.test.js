@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { linePath, lineChart, linearScale, niceTicks, valueDomain } from "../../lockup/web/static/js/charts.js";
+import { linePath, lineChart, linearScale, niceTicks, valueAxis, valueDomain } from "../../lockup/web/static/js/charts.js";
 
 test("a linear scale maps the domain onto the range (inverted axes too)", () => {
   const y = linearScale([0, 10], [200, 0]);
@@ -37,7 +37,21 @@ test("the value axis starts at 0 and ends on a round value at or above the great
   assert.deepEqual(valueDomain([0.2], 1), [0, 1]);
   assert.deepEqual(valueDomain([88, 93], 100), [0, 100]);
   const [lo, hi] = valueDomain([-1, 4]);
-  assert.ok(lo === -1 && hi >= 4);
+  assert.ok(lo <= -1 && hi >= 4);
+});
+
+test("every point lies between two labelled ticks (a single rating of -3.3 too)", () => {
+  assert.deepEqual(valueAxis([-3.3]).ticks, [-4, -2, 0, 2]);
+  for (const values of [[-3.3], [-0.4], [0.4], [12.3], [-13.7, 2], [3, 2.1, -0.4], [-1, 4], [88, 93]]) {
+    const { domain, ticks } = valueAxis(values);
+    assert.equal(ticks[0], domain[0]);
+    assert.equal(ticks[ticks.length - 1], domain[1]);
+    for (const v of values) assert.ok(ticks[0] <= v && v <= ticks[ticks.length - 1], `${values}: ${ticks}`);
+  }
+  // Written with no decimals, the labels are still all different (no "0, 0, 1, 1, 1").
+  const svg = lineChart({ label: "r", xLabels: ["#1"], series: [{ name: "r", cls: "s0", values: [0.4] }], formatY: (v) => v.toFixed(0) });
+  const labels = [...svg.matchAll(/text-anchor="end">([^<]*)</g)].map((m) => m[1]);
+  assert.deepEqual(labels, ["0", "1"]);
 });
 
 test("a path breaks where a value is missing", () => {

@@ -44,6 +44,7 @@ import {
 import { setSound, sound } from "./sound.js";
 import { dealIn, flyIn, pulse, sweep } from "./anim.js";
 import { roomPage } from "./room.js";
+import { bindTopBar, fitTopBar } from "./topbar.js";
 
 /** @typedef {import("./types.js").EventMessage} EventMessage */
 /** @typedef {import("./types.js").StateMessage} StateMessage */
@@ -721,6 +722,7 @@ async function switchLanguage(lang) {
   await setLanguage(lang);
   translateDom();
   showLanguageChoice();
+  fitTopBar();
   /** @type {HTMLSelectElement} */ ($("#opt-lang")).value = language();
   fillNewGameForm(S.options);
   renderNow();
@@ -838,6 +840,8 @@ async function main() {
   // Browsers start audio only after a gesture: the first click or tap wakes it if sounds are on.
   addEventListener("pointerdown", () => S.sound && setSound(true), { once: true, capture: true });
   renderNow();
+  // The bar on one line: what it cannot hold goes into "More" (fitted again as it changes).
+  bindTopBar();
   // A room's link (/room/..., /watch/..., /lobby): the room's table, or no table at all.
   const mode = await roomPage.init({
     proto,

@@ -30,25 +30,67 @@ export function niceTicks(min, max, count = 5) {
   return out.map((v) => Number(v.toPrecision(12)));
 }
 
-/** The step between round ticks over [min, max] (max > min). @param {number} min @param {number} max @param {number} count */
-export function tickStep(min, max, count = 5) {
-  const raw = (max - min) / Math.max(1, count);
+/**
+ * The step between round ticks over [min, max] (max > min), at least `least` when given.
+ * @param {number} min @param {number} max @param {number} count @param {number} [least]
+ */
+export function tickStep(min, max, count = 5, least = 0) {
+  const raw = Math.max((max - min) / Math.max(1, count), least);
   const mag = 10 ** Math.floor(Math.log10(raw));
   return [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-9)) || 10 * mag;
 }
 
 /**
- * The domain a chart shows for values: from 0 (or the least value if negative) up to a
- * round top at or above the greatest, at least `minTop`.
+ * The value axis of a chart: from 0 (or a round value at or below the least value, if
+ * negative) up to a round value at or above the greatest (at least `minTop`), and its
+ * ticks, a round step apart from one end to the other, so that every point lies between
+ * two labelled ticks. `least`: the smallest step allowed.
+ * @param {number[]} values @param {number} [minTop] @param {number} [count] @param {number} [least]
+ * @returns {{domain: [number, number], ticks: number[], step: number}}
+ */
+export function valueAxis(values, minTop = 1, count = 4, least = 0) {
+  const finite = values.filter((v) => Number.isFinite(v));
+  const lo = Math.min(0, ...finite);
+  const hi = Math.max(minTop, ...finite);
+  const fix = (/** @type {number} */ x) => Number(x.toPrecision(12));
+  let step = tickStep(lo, hi, count, least);
+  let bottom = fix(Math.floor(lo / step + 1e-9) * step);
+  let top = fix(Math.ceil(hi / step - 1e-9) * step);
+  // Rounding outwards widens the axis: a wider one may want a larger step (at most twice).
+  for (let i = 0; i < 2; i++) {
+    const wider = tickStep(bottom, top, count, least);
+    if (wider <= step * (1 + 1e-9)) break;
+    step = wider;
+    bottom = fix(Math.floor(lo / step + 1e-9) * step);
+    top = fix(Math.ceil(hi / step - 1e-9) * step);
+  }
+  const ticks = [];
+  for (let k = Math.round(bottom / step); k <= Math.round(top / step); k++) ticks.push(fix(k * step));
+  return { domain: [bottom, top], ticks, step };
+}
+
+/**
+ * The domain a chart shows for values (see {@link valueAxis}).
  * @param {number[]} values @param {number} [minTop]
  * @returns {[number, number]}
  */
 export function valueDomain(values, minTop = 1) {
-  const finite = values.filter((v) => Number.isFinite(v));
-  const lo = Math.min(0, ...finite);
-  const hi = Math.max(minTop, ...finite);
-  const step = tickStep(lo, hi, 4);
-  return [lo, Number((Math.ceil(hi / step - 1e-9) * step).toPrecision(12))];
+  return valueAxis(values, minTop).domain;
+}
+
+/**
+ * The value axis whose tick labels, as `format` writes them, are all different (a step of
+ * 0.25 written with no decimals would say "0, 0, 1, 1, 1"): the step grows until they are.
+ * @param {number[]} values @param {number} minTop @param {(v: number) => string} format
+ */
+function labelledAxis(values, minTop, format) {
+  let axis = valueAxis(values, minTop);
+  for (let i = 0; i < 8; i++) {
+    const labels = axis.ticks.map(format);
+    if (new Set(labels).size === labels.length) break;
+    axis = valueAxis(values, minTop, 4, axis.step * 1.01);
+  }
+  return axis;
 }
 
 /**
@@ -109,14 +151,15 @@ export function lineChart(o) {
   const m = { top: 12, right: 14, bottom: 28, left: 44 };
   const n = o.xLabels.length;
   const all = o.series.flatMap((s) => s.values).filter((v) => v != null && Number.isFinite(v));
-  const domain = valueDomain(/** @type {number[]} */ (all), o.minTop ?? 1);
+  const fy = o.formatY || ((/** @type {number} */ v) => String(v));
+  const axis = labelledAxis(/** @type {number[]} */ (all), o.minTop ?? 1, fy);
+  const domain = axis.domain;
   const x = linearScale([0, Math.max(1, n - 1)], [m.left + (n === 1 ? (width - m.left - m.right) / 2 : 0), width - m.right]);
   const xAt = n === 1 ? () => (m.left + width - m.right) / 2 : x;
   const y = linearScale(domain, [height - m.bottom, m.top]);
-  const fy = o.formatY || ((/** @type {number} */ v) => String(v));
   let out = `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escXml(o.label)}" preserveAspectRatio="xMidYMid meet">`;
   out += `<title>${escXml(o.label)}</title><g class="axis y">`;
-  for (const v of niceTicks(domain[0], domain[1], 4)) {
+  for (const v of axis.ticks) {
     const yy = round(y(v));
     out += `<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${yy}" y2="${yy}"/>`;
     out += `<text x="${m.left - 6}" y="${yy}" dy="0.32em" text-anchor="end">${escXml(fy(v))}</text>`;

@@ -6,9 +6,10 @@
 // is mu - 3 sigma with one decimal, as on the leaderboard).
 
 import { lineChart } from "./charts.js";
-import { formatNumber, ordinal, t } from "./i18n.js";
-import { $, ApiError, formatDate, getJSON, levelName, rulesShort, rulesText, seatName, startPage } from "./pagekit.js";
+import { formatNumber, has, language, ordinal, t } from "./i18n.js";
+import { $, ApiError, formatDate, getJSON, rulesShort, rulesText, seatName, startPage } from "./pagekit.js";
 import { esc } from "./text.js";
+import { opponentsText } from "./naming.js";
 
 /**
  * @typedef {object} HistoryGame an entry of GET /api/history
@@ -20,8 +21,10 @@ import { esc } from "./text.js";
  * @property {{kind: string, level: string | null}[]} seats
  * @property {import("./types.js").Rules} rules
  * @property {string | null} room
+ * @property {"solo" | "quick" | "friends" | "upload"} [kind] quick play among strangers, or a room of invited friends
  * @property {{winner: number | null, place: number | null, totals: number[]}} result
  * @property {boolean} takeover
+ * @property {boolean} [abandoned] the player abandoned the game (out of time too often, gone, or left): a computer played their seat to the end
  * @property {boolean} uploaded
  * @property {string} analysis
  */
@@ -37,18 +40,23 @@ let fileNames = null;
 /** A seat's name in an entry ("You" for the player's). @param {HistoryGame} g @param {number} s */
 const nameIn = (g, s) => seatName(g.players, s, g.seat);
 
-/** The opponents' levels: "Expert ×3", or each seat's, people as "person". @param {HistoryGame} g */
+/** The opponents: the people by name, the computers by level ("Tumi · Expert ×2"). @param {HistoryGame} g */
 function levelsText(g) {
   if (g.uploaded) return t("history.fromRecord");
-  const others = g.seats.map((x, s) => ({ ...x, s })).filter((x) => x.s !== g.seat);
-  const words = others.map((x) => (x.kind === "bot" ? levelName(x.level) : t("history.person")));
-  if (words.every((w) => w === words[0])) return `${words[0]} ×${words.length}`;
-  return words.join(", ");
+  return opponentsText(g.seats, g.players, g.seat);
 }
 
-/** @param {HistoryGame} g */
+/**
+ * Whether the player abandoned the game (a computer played their seat to its end, and may
+ * have won it): the history's flag, or the rating's ("left the game: ranked last").
+ * @param {HistoryGame} g
+ */
+const abandoned = (g) => !!g.abandoned || !!rating?.history.find((x) => x.game === g.game)?.abandoned;
+
+/** The player's own outcome: a game they abandoned is never "won". @param {HistoryGame} g */
 function resultText(g) {
   if (!g.finished && !g.uploaded) return t("history.underWay");
+  if (abandoned(g)) return t("history.left");
   if (g.result.place == null) return g.result.winner == null ? "–" : t("history.wonBy", { name: nameIn(g, g.result.winner) });
   if (g.result.winner === g.seat) return t("history.won");
   return t("history.place", { place: ordinal(g.result.place) });
@@ -82,7 +90,7 @@ function renderRating() {
     return;
   }
   now.textContent = rating.provisional
-    ? t("lb.provisional", { rating: ratingText(rating.rating), n: rating.games, min: rating.min_games })
+    ? t("lb.provisional", { rating: ratingText(rating.rating), games: rating.games, n: rating.min_games })
     : t("history.ratingNow", { rating: ratingText(rating.rating), rank: rating.rank ?? "–", n: rating.games });
   now.dataset.provisional = String(rating.provisional);
   const label = t("history.ratingChart", { n: rated.length });
@@ -114,10 +122,10 @@ function row(g) {
   const badges = [
     g.takeover ? `<span class="badge takeover" title="${esc(t("history.takeoverTip"))}">${esc(t("history.takeover"))}</span>` : "",
     g.uploaded ? `<span class="badge">${esc(t("history.uploaded"))}</span>` : "",
-    g.room ? `<span class="badge">${esc(t("history.room"))}</span>` : "",
+    g.room ? `<span class="badge" data-kind="${esc(g.kind || "friends")}">${esc(t(g.kind === "quick" ? "history.quick" : "history.room"))}</span>` : "",
     g.analysis === "done" ? `<span class="badge">${esc(t("history.analysed"))}</span>` : "",
   ].join("");
-  const won = g.result.winner != null && g.result.winner === g.seat;
+  const won = g.result.winner != null && g.result.winner === g.seat && !abandoned(g);
   const score = g.result.totals.map((x, s) => `<span class="${s === g.seat ? "mine" : ""}">${x}</span>`).join(" · ");
   const scoreLabel = g.result.totals.map((x, s) => `${nameIn(g, s)} ${x}`).join(", ");
   const canReview = !!g.finished || g.uploaded || (g.result.totals.some((x) => x > 0));
@@ -186,6 +194,18 @@ async function onFile() {
   render();
 }
 
+/**
+ * Why the server refused a record: its own words in English, the page's message for its
+ * code in another language (the server words its reasons in English only).
+ * @param {ApiError} err
+ */
+function refusedWhy(err) {
+  if (language() === "en" || !err.code) return err.message;
+  if (err.code === "rate-limited") return t("err.rate-limited");
+  for (const key of [`err.${err.code}`, `room.err.${err.code}`]) if (has(key)) return t(key);
+  return err.message;
+}
+
 /** @param {SubmitEvent} e */
 async function onUpload(e) {
   e.preventDefault();
@@ -220,7 +240,7 @@ async function onUpload(e) {
     });
     location.href = `/review/${encodeURIComponent(res.game)}`;
   } catch (err) {
-    errBox.textContent = err instanceof ApiError ? t("history.refused", { reason: err.message }) : String(err);
+    errBox.textContent = err instanceof ApiError ? t("history.refused", { reason: refusedWhy(err) }) : String(err);
     button.disabled = false;
   }
 }

@@ -31,12 +31,12 @@ function row(e) {
   const you = e.you ? ` <span class="badge won">${esc(t("lb.you"))}</span>` : "";
   const cls = [e.kind, e.you ? "you" : ""].filter(Boolean).join(" ");
   return `<tr class="${cls}" data-kind="${e.kind}"${e.you ? ' data-you="true"' : ""}>
-    <td${label("lb.rank")} class="rank">${e.rank}</td>
+    <td${label("lb.rank")} class="rank">${esc(formatNumber(e.rank, 0))}</td>
     <th scope="row"${label("lb.player")}>${nameOf(e)}${you}</th>
     <td${label("lb.rating")} class="num rating">${esc(ratingText(e.rating))}</td>
     <td${label("lb.mu")} class="num">${esc(formatNumber(e.mu, 2))}</td>
     <td${label("lb.sigma")} class="num">${esc(formatNumber(e.sigma, 2))}</td>
-    <td${label("lb.games")} class="num">${e.games}</td>
+    <td${label("lb.games")} class="num">${esc(formatNumber(e.games, 0))}</td>
   </tr>`;
 }
 
@@ -59,7 +59,7 @@ function yours() {
   if (me) return t("lb.yours", { rating: ratingText(me.rating), rank: me.rank, n: me.games });
   if (mine?.guest) return t("lb.guest");
   if (mine && mine.rating != null && mine.provisional)
-    return t("lb.provisional", { rating: ratingText(mine.rating), n: mine.games, min: mine.min_games });
+    return t("lb.provisional", { rating: ratingText(mine.rating), games: mine.games, n: mine.min_games });
   return t("lb.notYet");
 }
 

@@ -2,7 +2,18 @@
 // What the review, history and statistics pages share: the language switch, JSON
 // requests with the server's reasons, dates and names in the page's language.
 
-import { bindLanguageChoice, chooseLanguage, language, queryLanguage, setLanguage, showLanguageChoice, t, translateDom } from "./i18n.js";
+import {
+  bindLanguageChoice,
+  chooseLanguage,
+  formatDate as dateIn,
+  formatDateTime,
+  formatDayMonth,
+  queryLanguage,
+  setLanguage,
+  showLanguageChoice,
+  t,
+  translateDom,
+} from "./i18n.js";
 
 /** @param {string} sel */
 export const $ = (sel) => /** @type {HTMLElement} */ (document.querySelector(sel));
@@ -42,19 +53,23 @@ export async function getJSON(url, init = {}) {
 export const postJSON = (url, data) =>
   getJSON(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
 
-/** A date and time in the page's language ("30 Nov 2026, 10:20"). @param {string | null | undefined} iso */
+/**
+ * A date and time in the page's language on every browser ("Nov 30, 2026, 10:20 AM",
+ * "30 nov. 2026, 10:20", "30. nóv. 2026, 10:20"): i18n.js's formats.
+ * @param {string | null | undefined} iso
+ */
 export function formatDate(iso, withTime = true) {
   if (!iso) return "–";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
-  return new Intl.DateTimeFormat(language(), withTime ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" }).format(d);
+  return withTime ? formatDateTime(d) : dateIn(d);
 }
 
-/** A short date for chart axes ("30 Nov"). @param {string} iso */
+/** A short date for chart axes ("Nov 30", "30 nov.", "30. nóv."). @param {string} iso */
 export function shortDate(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "";
-  return new Intl.DateTimeFormat(language(), { day: "numeric", month: "short" }).format(d);
+  return formatDayMonth(d);
 }
 
 /** A level's name ("Expert"), or the key itself for an unknown one. @param {string | null | undefined} level */
@@ -100,6 +115,19 @@ export function rulesKeyText(key) {
 }
 
 /**
+ * The file choices of the page in its language. A file input's own button and words
+ * ("Choose File", "No file chosen") are the browser's, in the browser's language, so the
+ * page hides it (class sr-only) behind its <label> (the button) and shows the chosen
+ * file's name, or "No file chosen", in the element named by its data-file-name.
+ */
+function showFileChoices() {
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("input[type=file][data-file-name]"))) {
+    const name = document.getElementById(input.dataset.fileName || "");
+    if (name) name.textContent = input.files?.[0]?.name ?? t("history.noFileChosen");
+  }
+}
+
+/**
  * Start a page: its language (from ?lang=, the saved choice or the browser), the language
  * choice, the translations; `redraw` runs now and after every switch.
  * @param {() => void} redraw
@@ -110,8 +138,10 @@ export async function startPage(redraw) {
   const show = () => {
     showLanguageChoice();
     translateDom();
+    showFileChoices();
     redraw();
   };
+  for (const input of document.querySelectorAll("input[type=file][data-file-name]")) input.addEventListener("change", showFileChoices);
   bindLanguageChoice(/** @type {HTMLSelectElement} */ ($("#lang-choice")), async (lang) => {
     await setLanguage(lang);
     show();

@@ -1,8 +1,9 @@
 // @ts-check
 // "Play people" (quick play, docs/playing.md): a button on the start page and in the
 // lobby asks the server for a seat at a table of people (POST /api/quickplay); a person
-// with no display name is asked for one first (400 name-needed); then the page opens the
-// answer's invite link: the room page, where room.js shows who is coming and the countdown.
+// with no display name (GET /api/profile) is asked for one first, before any request for
+// a seat (the server would refuse it: 400 name-needed); then the page opens the answer's
+// invite link: the room page, where room.js shows who is coming and the countdown.
 // The pure parts (the answer, the countdown's words) are in quick-core.js.
 
 import { t, translateDom } from "./i18n.js";
@@ -69,9 +70,26 @@ export async function askSeat(name) {
 }
 
 /**
- * "Play people": the button asks for a seat; a refusal is said with `say` (the table's
- * message, or a line under the lobby's list). A button the page ships disabled (until its
- * script has loaded, a press would do nothing) is enabled here.
+ * The person's display name as the server knows it: "" when they have none yet, null when
+ * the server cannot be asked (then the seat's request says what is wrong).
+ * @returns {Promise<string | null>}
+ */
+async function knownName() {
+  try {
+    const res = await fetch("/api/profile", { credentials: "same-origin", cache: "no-store" });
+    if (!res.ok) return null;
+    const data = await res.json();
+    return data && typeof data.name === "string" ? data.name : "";
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * "Play people": the button asks for a seat (the name first, for a person who has none);
+ * a refusal is said with `say` (the table's message, or a line under the lobby's list). A
+ * button the page ships disabled (until its script has loaded, a press would do nothing)
+ * is enabled here.
  * @param {HTMLButtonElement | null} button @param {(text: string) => void} say
  */
 export function bindQuickPlay(button, say) {
@@ -81,6 +99,10 @@ export function bindQuickPlay(button, say) {
     if (button.getAttribute("aria-busy") === "true") return;
     button.setAttribute("aria-busy", "true");
     try {
+      if ((await knownName()) === "") {
+        await nameDialog();
+        return;
+      }
       const answer = await askSeat();
       if (answer === "ask") await nameDialog();
       else if (answer) say(answer);

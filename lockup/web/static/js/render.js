@@ -208,6 +208,18 @@ export function renderHand(s) {
 
 // ------------------------------------------------------------------ prompt, scores, info
 
+/** What the prompt says of a seat whose person is gone (a room's, see room.js; "": nothing). */
+let goneWords = (/** @type {number} */ _seat) => "";
+
+/**
+ * The room tells the prompt who is gone: while the table waits for such a person, the
+ * prompt says so (and what happens) instead of "Lea is playing…".
+ * @param {(seat: number) => string} words
+ */
+export function setGoneWords(words) {
+  goneWords = words;
+}
+
 /** @param {PageState} s */
 export function promptText(s) {
   const v = s.view;
@@ -227,7 +239,7 @@ export function promptText(s) {
     if (s.busy) return t("prompt.wait");
     return v.trick.length || s.middle.length ? t("prompt.follow") : t("prompt.lead");
   }
-  if (v.turn != null) return t("prompt.waiting", { name: nameOf(s, v.turn) });
+  if (v.turn != null) return goneWords(v.turn) || t("prompt.waiting", { name: nameOf(s, v.turn) });
   return "";
 }
 
@@ -270,7 +282,7 @@ export function scoresHTML(s) {
     `<tr class="extra lost-row"><th scope="row" title="${esc(t("score.lostTitle"))}">${esc(t("score.lost"))}</th>${lost
       .map((x) => `<td>${x}</td>`)
       .join("")}</tr></tfoot>`;
-  return `<caption>${esc(t("score.caption", { target: v ? v.rules.target : 20 }))}</caption>${head}<tbody>${rows}</tbody>${foot}`;
+  return `<caption>${esc(t("score.caption", { n: v ? v.rules.target : 20 }))}</caption>${head}<tbody>${rows}</tbody>${foot}`;
 }
 
 /** @param {PageState} s */

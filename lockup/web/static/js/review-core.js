@@ -6,6 +6,8 @@
 // who won it. A step is one event of the record (a play or a lockup discard), or the
 // start of a hand; the state at a step is what the table showed right after it.
 
+import { formatNumber, formatPercent } from "./i18n.js";
+
 /** @typedef {import("./types.js").CardCode} CardCode */
 /** @typedef {import("./types.js").Rules} Rules */
 /** @typedef {import("./types.js").HandSummary} HandSummary */
@@ -239,7 +241,7 @@ export const markLevel = (mark) => MARKS.indexOf(mark || "") + 1;
  */
 export function formatAccuracy(x, lang) {
   if (x == null || !Number.isFinite(x)) return "–";
-  return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1, minimumFractionDigits: 0 }).format(x / 100);
+  return formatPercent(x, { max: 1, lang });
 }
 
 /**
@@ -248,7 +250,7 @@ export function formatAccuracy(x, lang) {
  */
 export function formatTricks(x, lang) {
   if (x == null || !Number.isFinite(x)) return "–";
-  return new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x);
+  return formatNumber(x, 2, { lang });
 }
 
 /** The analysis' progress (0-1) as a whole percentage, clamped. @param {number | null | undefined} p */

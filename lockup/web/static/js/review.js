@@ -183,7 +183,7 @@ function render() {
           ? ""
           : `<span class="value${c === pending?.best ? " best" : ""}${c === pending?.played ? " chosen" : ""}">${esc(tricks(v))}</span>`;
       const cls = v === undefined ? (pending ? "unplayable" : "") : "legal";
-      const label = v === undefined ? "" : t("review.cardValue", { value: tricks(v) });
+      const label = v === undefined ? "" : t("review.cardValue", { n: v, digits: 2 });
       return `<span role="listitem">${cardHTML(c, { cls, extra, label })}</span>`;
     })
     .join("");
@@ -275,9 +275,9 @@ function renderAnalysis(hand, dec) {
     const verdict = x.forced
       ? t("review.forced")
       : x.mark
-        ? t(`review.verdict.${x.mark}`, { loss: tricks(x.loss), best: cardInText(x.best) })
+        ? t(`review.verdict.${x.mark}`, { n: x.loss, digits: 2, best: cardInText(x.best) })
         : x.loss > 0
-          ? t("review.verdictSmall", { loss: tricks(x.loss) })
+          ? t("review.verdictSmall", { n: x.loss, digits: 2 })
           : t("review.verdictBest");
     box.innerHTML = `<h3>${esc(dec.played ? t("review.decisionPlayed", { card: cardInText(x.played) }) : t("review.decisionNext"))}</h3>
       <p class="verdict${x.mark ? ` mark-${x.mark}` : ""}" data-mark="${x.mark || ""}">${x.mark ? `<span class="mark-badge" aria-hidden="true">${markSymbol(x.mark)}</span> ` : ""}${esc(verdict)}</p>

@@ -16,6 +16,8 @@ import { showLobby } from "./lobby.js";
 import { bindQuickPlay } from "./quick.js";
 import { coming, countdownWords, isQuick, secondsTo, startsAt } from "./quick-core.js";
 import { rateLimitText } from "./text.js";
+import { setGoneWords } from "./render.js";
+import { rematchAwaited } from "./naming.js";
 
 /** @typedef {import("./room-core.js").Clock} Clock */
 /** @typedef {import("./room-core.js").RoomLink} RoomLink */
@@ -166,6 +168,7 @@ class RoomPage {
    */
   async init(roomApi) {
     this.api = roomApi;
+    setGoneWords((seat) => this.goneWords(seat));
     buildCreateDialog();
     const friends = document.querySelector("#btn-friends");
     if (friends) friends.addEventListener("click", openCreate);
@@ -217,6 +220,11 @@ class RoomPage {
         // Too late for a seat, or every seat taken: say so first, and offer to watch.
         choice = await this.offerWatch(room, full ? "full" : "started");
       } else {
+        // Behind the form, the room as it is (its people, the seats free), not a table
+        // of placeholder computers.
+        document.body.classList.add("room-waiting");
+        this.drawStatus(t("room.status.openGuest"));
+        this.drawSeats(room, null, false);
         choice = await joinDialog(room, link.key || null);
         if (choice === "full" || choice === "started") choice = await this.offerWatch(room, choice);
       }
@@ -616,10 +624,13 @@ class RoomPage {
   feltLabel() {
     const felt = document.querySelector(".felt");
     if (!felt) return;
-    let el = /** @type {HTMLElement | null} */ (felt.querySelector(":scope > .felt-label"));
+    let el = /** @type {HTMLElement | null} */ (felt.querySelector(".felt-label"));
     if (!el) {
       el = h("p", { className: "felt-label", id: "felt-label" });
-      felt.append(el);
+      // At the left end of the band of the table's messages: it covers no card.
+      const band = felt.querySelector(":scope > .toasts");
+      if (band) band.prepend(el);
+      else felt.append(el);
     }
     const n = this.room ? this.room.watchers : 0;
     const parts = [];
@@ -772,10 +783,7 @@ class RoomPage {
     if (!(quick && room.status === "open" && me != null)) acts.append(h("a", { className: "button", href: "/", text: t("room.solo") }));
     if (room.status === "over") {
       const waiting = rematchWaiting(room);
-      if (waiting.length) {
-        const names = waiting.map((seat) => (seat === me ? t("you") : room.seats[seat]?.name || seatLabel(seat)));
-        acts.append(h("p", { className: "rematch-note", id: "room-rematch-note", role: "status", text: t("room.rematchAwaited", { names: names.join(", ") }) }));
-      }
+      if (waiting.length) acts.append(h("p", { className: "rematch-note", id: "room-rematch-note", role: "status", text: rematchNote(room, waiting, me) }));
     }
     this.drawOverRematch();
     // Links (for the people seated).
@@ -815,7 +823,10 @@ class RoomPage {
         li.append(h("span", { className: `presence ${s.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label }));
       } else li.append(h("span", { className: "presence none", "aria-hidden": "true" }));
       let name;
+      // The game just over: the computer that played an empty seat, named as its results name it.
+      const bot = room.status === "over" && room.game != null && room.game === S.game && S.seats?.[s.seat]?.kind === "bot";
       if (s.kind === "empty" && isQuick(room) && room.status === "open") name = t("quick.emptySeat");
+      else if (s.kind === "empty" && bot) name = `${S.players[s.seat]} · ${t("room.computer", { level: t(`level.${S.seats?.[s.seat]?.level || s.level}`) })}`;
       else if (s.kind === "empty") name = t("room.emptySeat", { level: t(`level.${s.level}`) });
       else if (s.kind === "computer") name = `${s.name || seatLabel(s.seat)} · ${t("room.computer", { level: t(`level.${s.level}`) })}`;
       else name = s.name || seatLabel(s.seat);
@@ -872,6 +883,22 @@ class RoomPage {
   }
 
   /**
+   * What the prompt says while it waits for a person who is gone: they left the table and
+   * a computer plays for them unless they come back in time, or a computer plays for them
+   * now. "" for anyone else (a person here, a computer).
+   * @param {number} seat
+   */
+  goneWords(seat) {
+    const room = this.room;
+    const info = room && room.status === "playing" ? room.seats[seat] : null;
+    if (!info || info.kind !== "person" || seat === S.seat) return "";
+    const name = S.players[seat] || info.name || seatLabel(seat);
+    if (info.away) return t("prompt.goneComputer", { name });
+    if (!info.connected || this.takeoverLeft(seat, performance.now()) >= 0) return t("prompt.gone", { name });
+    return "";
+  }
+
+  /**
    * Whole seconds until a computer plays for the person at `seat` who left (-1: none due).
    * @param {number} seat @param {number} now
    */
@@ -896,10 +923,7 @@ class RoomPage {
       b.classList.add("rematch");
       box.append(b);
       const waiting = rematchWaiting(room);
-      if (waiting.length) {
-        const names = waiting.map((seat) => (seat === me ? t("you") : room.seats[seat]?.name || seatLabel(seat)));
-        box.before(h("p", { className: "rematch-note", role: "status", text: t("room.rematchAwaited", { names: names.join(", ") }) }));
-      }
+      if (waiting.length) box.before(h("p", { className: "rematch-note", role: "status", text: rematchNote(room, waiting, me) }));
     }
   }
 
@@ -1006,8 +1030,9 @@ class RoomPage {
           },
         })
       );
-      // In the felt's free corner (on a phone the panel is far below): it covers no card.
-      (document.querySelector(".felt") || document.body).append(btn);
+      // At the right end of the band of the table's messages (on a phone the panel is far
+      // below): it covers no card, and no message covers it.
+      (document.querySelector(".felt > .toasts") || document.querySelector(".felt") || document.body).append(btn);
       if ("IntersectionObserver" in window) {
         new IntersectionObserver((entries) => {
           for (const e of entries) this.chatSeen = e.isIntersecting && e.intersectionRatio > 0.5;
@@ -1033,6 +1058,16 @@ function rematchButton(room, me, ask) {
   const asked = room.rematch.includes(me);
   const text = asked ? t("room.rematchAskedYou") : t("room.rematch");
   return h("button", { type: "button", className: "primary room-rematch", "data-rematch": asked ? "asked" : "", disabled: asked, text, onclick: ask });
+}
+
+/**
+ * Who the rematch waits for, in a sentence: the others by name, the reader as "you" in
+ * their language's own words (never "waiting for You, Tumi").
+ * @param {Room} room @param {number[]} waiting @param {number | null} me
+ */
+function rematchNote(room, waiting, me) {
+  const others = waiting.filter((seat) => seat !== me).map((seat) => room.seats[seat]?.name || seatLabel(seat));
+  return rematchAwaited(others, me != null && waiting.includes(me));
 }
 
 /**

@@ -40,6 +40,9 @@ let loadError = "";
 /** @param {number | null | undefined} x */
 const num = (x) => (x == null || !Number.isFinite(x) ? "–" : formatNumber(x, 2));
 
+/** A count as the language writes it ("1,234", "1 234", "1.234"). @param {number} x */
+const count = (x) => formatNumber(x, 0);
+
 /** @param {number} wins @param {number} games */
 const share = (wins, games) => (games ? formatAccuracy((100 * wins) / games, language()) : "–");
 
@@ -50,7 +53,7 @@ function groupTable(groups, name, head) {
   return `<thead><tr><th scope="col">${esc(head)}</th><th scope="col">${esc(t("stats.games"))}</th><th scope="col">${esc(t("stats.wins"))}</th><th scope="col">${esc(
     t("stats.winShare"),
   )}</th></tr></thead><tbody>${keys
-    .map((k) => `<tr><th scope="row">${esc(name(k))}</th><td>${groups[k].games}</td><td>${groups[k].wins}</td><td>${share(groups[k].wins, groups[k].games)}</td></tr>`)
+    .map((k) => `<tr><th scope="row">${esc(name(k))}</th><td>${count(groups[k].games)}</td><td>${count(groups[k].wins)}</td><td>${share(groups[k].wins, groups[k].games)}</td></tr>`)
     .join("")}</tbody>`;
 }
 
@@ -85,7 +88,7 @@ function renderPlots() {
   const groups = groupsOf(series, split).slice(0, 4);
   const labels = series.map((p) => shortDate(p.date));
   box.innerHTML = METRICS.map((m) => {
-    const fmt = m.fmt === "pct" ? (/** @type {number} */ v) => formatAccuracy(v, language()) : (/** @type {number} */ v) => new Intl.NumberFormat(language(), { maximumFractionDigits: 2 }).format(v);
+    const fmt = m.fmt === "pct" ? (/** @type {number} */ v) => formatAccuracy(v, language()) : (/** @type {number} */ v) => formatNumber(v, 0, { max: 2 });
     const lines = groups.map((g, gi) => ({
       name: g.name,
       cls: `s${gi}`,
@@ -132,8 +135,8 @@ function render() {
   const wins = Object.values(s.by_level || {}).reduce((n, g) => n + g.wins, 0);
   const fig = (/** @type {string} */ key, /** @type {string} */ value) => `<div><dt>${esc(t(key))}</dt><dd>${esc(value)}</dd></div>`;
   $("#figures").innerHTML =
-    fig("stats.games", String(s.games)) +
-    fig("stats.wins", s.games ? `${wins} (${share(wins, s.games)})` : "0") +
+    fig("stats.games", count(s.games)) +
+    fig("stats.wins", s.games ? `${count(wins)} (${share(wins, s.games)})` : count(0)) +
     fig("stats.tricksPerHand", num(s.per_hand?.tricks)) +
     fig("stats.lockedPerHand", num(s.per_hand?.times_locked)) +
     fig("stats.satOutPerHand", num(s.per_hand?.sat_out)) +
