@@ -23,7 +23,7 @@ import gc
 import json
 import random
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any
 
@@ -174,7 +174,11 @@ def test_the_clock_on_the_running_loop() -> None:
 def publisher(version: int = 0) -> Publisher:
     """A publisher for people at seats 0 and 2 and spectators; a viewer's view says who
     it is for."""
-    pub = Publisher(lambda viewer: {"for": viewer}, version, [0, 2], 4)  # type: ignore[arg-type,return-value]
+
+    def views(viewers: Iterable[int]) -> dict[int, bytes]:
+        return {v: json.dumps({"for": v}).encode() for v in viewers}
+
+    pub = Publisher(views, version, [0, 2], 4)
     pub.open_to_spectators()
     return pub
 

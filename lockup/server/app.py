@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import gc
 import logging
 from collections.abc import AsyncIterator
 
@@ -23,6 +22,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from ..web import STATIC_DIR
+from . import collector
 from .accounts import Accounts, Passwords
 from .cluster.bus import Bus, asgi_request
 from .cluster.leases import Leases
@@ -98,15 +98,16 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             bus.on_http = functools.partial(asgi_request, app)
             await bus.start()
             watcher = asyncio.create_task(watch_owners(bus, service), name="lockup-owners")
-        # What start-up made (modules, tables, the engine's constants) lives as long as the
-        # server: kept out of the collector's full passes, which would otherwise scan it
-        # again and again between cards (pauses that show as acknowledgement spikes).
-        gc.collect()
-        gc.freeze()
+        # What start-up made lives as long as the server: frozen, out of the collector's
+        # passes; the full passes are the server's own, a few minutes apart (collector.py).
+        thresholds = collector.settle()
+        full_passes = asyncio.create_task(collector.full_passes(), name="lockup-gc")
         warming = asyncio.create_task(_warm(pool)) if config.warm else None
         try:
             yield
         finally:
+            full_passes.cancel()
+            collector.restore(thresholds)
             if warming is not None:
                 warming.cancel()
             if watcher is not None:

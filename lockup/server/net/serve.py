@@ -18,6 +18,7 @@ from starlette.types import ASGIApp
 
 from .middleware import LARGER_BODIES, BodyLimitMiddleware, CapacityGuard, ForwardedClientCap
 from .transport import STARTUP_FAILURE, AddressCounter, NetLimits, guarded_protocol
+from .wsframes import protocol_class
 
 log = logging.getLogger("lockup.netguard")
 
@@ -85,6 +86,9 @@ def make_config(
         "backlog": limits.backlog,
         "proxy_headers": False,  # ForwardedClientCap does it, when asked
     }
+    ws = protocol_class()
+    if ws is not None:  # a game's frames written straight to the socket (see wsframes)
+        options["ws"] = ws
     options.update(uvicorn_kwargs)
     return uvicorn.Config(wrap_app(app, limits, counter), host=host, port=port, **options)
 

@@ -34,6 +34,12 @@ def to_json(obj: Any) -> str:
     return orjson.dumps(obj).decode()
 
 
+def to_bytes(obj: Any) -> bytes:
+    """Compact JSON text of a frame, encoded (UTF-8): what a game's event frames are made
+    of, kept and sent without decoding (:func:`event_bytes`)."""
+    return orjson.dumps(obj)
+
+
 def error_message(
     code: str,
     reason: str,
@@ -119,6 +125,11 @@ def skip_frame(version: int) -> str:
     return f'{{"type":"skip","version":{version}}}'
 
 
+def skip_bytes(version: int) -> bytes:
+    """:func:`skip_frame` as UTF-8 bytes."""
+    return b'{"type":"skip","version":%d}' % version
+
+
 def clock_message(version: int, clock: Mapping[str, Any] | None) -> ClockMessage:
     """A person's turn timer started: ``{"seat", "seconds", "limit"}`` (unversioned)."""
     return {"type": "clock", "version": version, "clock": cast(Clock | None, clock)}
@@ -162,6 +173,12 @@ def event_frame(version: int, event_json: str, view_json: str) -> str:
     """One event with the seat's view after it (both already JSON text): an
     :class:`EventMessage` (``event`` a :data:`GameEvent`, ``view`` a :class:`View`)."""
     return f'{{"type":"event","version":{version},"event":{event_json},"view":{view_json}}}'
+
+
+def event_bytes(version: int, event_json: bytes, view_json: bytes) -> bytes:
+    """:func:`event_frame` of parts already encoded (UTF-8 bytes), as bytes: a game's event
+    frames are built once, kept and sent as they are."""
+    return b'{"type":"event","version":%d,"event":%b,"view":%b}' % (version, event_json, view_json)
 
 
 def event_message(version: int, event: GameEvent, view: View) -> EventMessage:

@@ -33,8 +33,8 @@ class RoomMember(Protocol):
     seat: int
     player: str | None
 
-    def send(self, text: str) -> None:
-        """Queue a frame."""
+    def send(self, frame: str | bytes) -> None:
+        """Queue a frame (JSON text, or its UTF-8 bytes)."""
 
     def close(self, code: int) -> None:
         """Close the page's connection (it reconnects)."""

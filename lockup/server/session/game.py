@@ -23,7 +23,6 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any, Protocol
 
 from ...cards import Card, card_str
@@ -53,11 +52,11 @@ from ..store import (
     StoreError,
     WriteOp,
 )
-from ..views import move_events, seat_view
+from ..views import Views, move_events, seat_view
 from .attendance import Attendance
+from .backlog import Backlog
 from .clock import TurnClock
 from .driver import Bots, Chooser, Driver
-from .history import History
 from .moves import Made
 from .presence import Presence
 from .publisher import Publisher
@@ -152,7 +151,7 @@ class GameSession:
         :mod:`lockup.server.cluster.leases`): every write is made under it."""
         self.last_active = time.monotonic()
         self.publisher = Publisher(
-            partial(seat_view, game), version, self.human_seats(), service.buffer_size
+            Views(game).of_all, version, self.human_seats(), service.buffer_size
         )
         self.turn_clock = TurnClock()
         self.driver = Driver(service)
@@ -181,7 +180,7 @@ class GameSession:
         return self.publisher.subscribers
 
     @property
-    def histories(self) -> dict[int, History]:
+    def histories(self) -> dict[int, Backlog]:
         """Each viewer's recent frames."""
         return self.publisher.histories
 

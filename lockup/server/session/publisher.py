@@ -5,8 +5,13 @@ Every event a game makes has a version, one more than the last. Each viewer (a p
 seat, and the spectators of a room's game) gets every version in order: the event with
 that viewer's own view of the game, or a ``skip`` of the version when the event is
 hidden from it (a chat, from the spectators). Each viewer's recent frames are kept in its
-:class:`~.history.History`, so a page that comes back is sent what it missed, or one
-``state`` of the game."""
+:class:`~.backlog.Backlog`, so a page that comes back is sent what it missed, or one
+``state`` of the game.
+
+A move's frames are made once: the views of all its viewers together (the public part
+encoded once, see :class:`~lockup.server.views.Views`), each event encoded once, and each
+viewer's frame as UTF-8 bytes, which are kept and sent to every page of that viewer (all
+the spectators get the same bytes) as they are."""
 
 from __future__ import annotations
 
@@ -18,15 +23,18 @@ from ..protocol import (
     SPECTATOR,
     GameEvent,
     ProtocolError,
-    View,
     clock_frame,
-    event_frame,
-    skip_frame,
+    event_bytes,
+    skip_bytes,
     synced_frame,
-    to_json,
+    to_bytes,
 )
-from .history import History
+from .backlog import Backlog
 from .seat import Subscriber
+
+ViewsOf = Callable[[Iterable[int]], dict[int, bytes]]
+"""What each of some viewers (seats, or :data:`SPECTATOR`) may see of the game now, as
+JSON text (:meth:`~lockup.server.views.Views.of_all`)."""
 
 
 @dataclass(frozen=True)
@@ -34,31 +42,31 @@ class Frames:
     """Frames of ``count`` consecutive events, by viewer (a seat or the spectators)."""
 
     count: int
-    frames: dict[int, list[str]]
+    frames: dict[int, list[bytes]]
 
 
 class Publisher:
     """A game's versions, its viewers' histories, and the pages subscribed to them.
 
-    ``view_of(viewer)``: what a seat (or :data:`SPECTATOR`) may see of the game now,
-    sent with each event; ``version``: the last event's version so far; ``viewers``: the
-    seats with a history (the people's); ``buffer_size``: how many frames each keeps."""
+    ``views_of(viewers)``: what each viewer may see of the game now, sent with each event;
+    ``version``: the last event's version so far; ``viewers``: the seats with a history
+    (the people's); ``buffer_size``: how many frames each keeps at least."""
 
     def __init__(
         self,
-        view_of: Callable[[int], View],
+        views_of: ViewsOf,
         version: int,
         viewers: Iterable[int],
         buffer_size: int,
     ) -> None:
-        self.view_of = view_of
+        self.views_of = views_of
         self.version = version
         """The number of events this game has made (the last event's version)."""
         self.stable_since = min(version, 1)
         """The first version showing the current state: the events of one action (a card
         and the trick and hand it ends) all show the state after it."""
         self.buffer_size = buffer_size
-        self.histories: dict[int, History] = {s: History(buffer_size) for s in viewers}
+        self.histories: dict[int, Backlog] = {s: Backlog(buffer_size) for s in viewers}
         self.subscribers: set[Subscriber] = set()
         self.waiting: dict[Subscriber, int] = {}
         """Pages that joined while a write was under way, with the version they had: they
@@ -66,7 +74,7 @@ class Publisher:
 
     def open_to_spectators(self) -> None:
         """Keep a public stream for spectators (room games)."""
-        self.histories.setdefault(SPECTATOR, History(self.buffer_size))
+        self.histories.setdefault(SPECTATOR, Backlog(self.buffer_size))
 
     def connected(self, viewer: int) -> bool:
         """Whether a page of ``viewer`` is subscribed (or waiting to be: see
@@ -107,22 +115,24 @@ class Publisher:
     ) -> Frames:
         """The frames of ``events``, the first of version ``last + 1``, for every viewer,
         each event with the viewer's view of the game as it is now."""
-        encoded = [to_json(ev) for ev in events]
-        frames: dict[int, list[str]] = {}
-        for seat in self.histories:
-            if players_only and seat == SPECTATOR:
-                frames[seat] = [skip_frame(last + i + 1) for i in range(len(encoded))]
-                continue
-            view = to_json(self.view_of(seat))
-            frames[seat] = [event_frame(last + i + 1, ev, view) for i, ev in enumerate(encoded)]
+        encoded = [to_bytes(ev) for ev in events]
+        histories = self.histories
+        hidden = players_only and SPECTATOR in histories
+        views = self.views_of([s for s in histories if not (hidden and s == SPECTATOR)])
+        frames: dict[int, list[bytes]] = {}
+        for seat, view in views.items():
+            frames[seat] = [event_bytes(last + i + 1, ev, view) for i, ev in enumerate(encoded)]
+        if hidden:
+            frames[SPECTATOR] = [skip_bytes(last + i + 1) for i in range(len(encoded))]
         return Frames(len(encoded), frames)
 
     def deliver(self, made: Frames, *, moved: bool = True) -> None:
         """Keep and send frames made by :meth:`frames` for the versions after
         :attr:`version`, and move :attr:`version` on past them."""
+        subscribers = self.subscribers
         for seat, texts in made.frames.items():
             history = self.histories[seat]
-            subs = [s for s in self.subscribers if s.seat == seat]
+            subs = [s for s in subscribers if s.seat == seat] if subscribers else ()
             for i, text in enumerate(texts):
                 history.add(self.version + i + 1, text)
                 for sub in subs:
@@ -131,7 +141,7 @@ class Publisher:
             self.stable_since = self.version + 1
         self.version += made.count
 
-    def send_all(self, text: str) -> None:
+    def send_all(self, text: str | bytes) -> None:
         """Send a frame that is not versioned (the clock's) to every subscribed page."""
         for sub in self.subscribers:
             sub.send(text)
@@ -142,7 +152,7 @@ class Publisher:
         self,
         sub: Subscriber,
         since: int,
-        state: Callable[[int], str],
+        state: Callable[[int], str | bytes],
         clock: dict[str, Any] | None,
     ) -> None:
         """Send ``sub`` what it missed after version ``since``: the kept frames (then
@@ -195,7 +205,7 @@ class Publisher:
         self.subscribers.difference_update(subs)
         return subs
 
-    def close_all(self, frame: str | None, code: int) -> None:
+    def close_all(self, frame: str | bytes | None, code: int) -> None:
         """Send ``frame`` (if any) to every page, subscribed or waiting, close each with
         ``code`` and forget them all."""
         for sub in [*self.subscribers, *self.waiting]:

@@ -20,8 +20,9 @@ class Subscriber(Protocol):
 
     seat: int
 
-    def send(self, text: str) -> None:
-        """Queue a JSON text frame for the client; never blocks."""
+    def send(self, frame: str | bytes) -> None:
+        """Queue a JSON text frame (as text, or encoded as UTF-8) for the client; never
+        blocks."""
 
     def close(self, code: int) -> None:
         """Close the connection (the client reconnects and says ``hello``)."""

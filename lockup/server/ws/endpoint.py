@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from ..accounts import resolve
 from ..cluster.bus import Bus, Gateway
 from ..cluster.leases import OwnedElsewhere
-from ..net.security import same_origin
+from ..net.security import RAW_SEND, same_origin
 from ..protocol import (
     CLOSE_RESTART,
     CLOSE_TRY_LATER,
@@ -186,6 +186,9 @@ async def ws_endpoint(ws: WebSocket) -> None:
         else:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(sender, 2.0)
+        # The server's send refers to its protocol, which holds this scope: let the
+        # connection's objects go by reference counting, not the collector's full pass.
+        ws.scope.pop(RAW_SEND, None)
 
 
 async def _handle(conn: Connection, text: Any) -> None:

@@ -37,8 +37,9 @@ class RemoteConnection(Connection):
         super().__init__(_RemoteSocket(app, client.address), client.player, limits)  # type: ignore[arg-type]
         self.proxy = ProxyConnection(bus, client)
 
-    def send(self, text: str) -> None:
-        self.proxy.send(text)
+    def send(self, frame: str | bytes) -> None:
+        """Send a frame back through the bus (as text)."""
+        self.proxy.send(frame if isinstance(frame, str) else frame.decode())
 
     def close(self, code: int) -> None:
         self._closed = True
