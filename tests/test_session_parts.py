@@ -289,6 +289,12 @@ class FakePool:
         await asyncio.sleep(0)
         return lowest(view)
 
+    def choose_now(self, level: str, game: Game, seat: int) -> int:
+        view = game.view(seat)
+        locked = self.table is not None and self.table.lock.locked()
+        self.asked.append((level, view.seat, locked))
+        return lowest(view)
+
 
 class FakeBots:
     """The service's side of the driver: slots, a fake pool, a seeded rng, no pacing

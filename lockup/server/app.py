@@ -102,14 +102,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         # passes; the full passes are the server's own, a few minutes apart (collector.py).
         thresholds = collector.settle()
         full_passes = asyncio.create_task(collector.full_passes(), name="lockup-gc")
-        warming = asyncio.create_task(_warm(pool)) if config.warm else None
         try:
             yield
         finally:
             full_passes.cancel()
             collector.restore(thresholds)
-            if warming is not None:
-                warming.cancel()
             if watcher is not None:
                 watcher.cancel()
             if bus is not None:
@@ -202,12 +199,3 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
 
 async def _known_player(store: Store, token: str) -> bool:
     return await store.player_game(token) is not None
-
-
-async def _warm(pool: BotPool) -> None:
-    try:
-        await pool.warm_up()
-    except asyncio.CancelledError:
-        raise
-    except Exception as e:  # the first expert move warms it instead
-        log.warning("warming the bot workers failed: %r", e)

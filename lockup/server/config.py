@@ -58,7 +58,9 @@ class ServerConfig:
     extra_hosts: tuple[str, ...] = ()
     """More ``Host`` names answered (``--allowed-host``)."""
     warm: bool = True
-    """Start the bot workers and load the expert's search at start-up, in the background."""
+    """Start the worker processes a game may need (its computers' levels, hints) in the
+    background as soon as such a game is made or loaded, rather than at its first such
+    move (:meth:`~lockup.server.pool.BotPool.expect`)."""
     analysis_workers: int = 1
     """Processes the reviews' analyses run in (see :class:`~lockup.server.reviews.Reviews`)."""
     analysis_iterations: int | None = None

@@ -23,12 +23,14 @@ import random
 import secrets
 import threading
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ..bots.random_bot import RandomBot
 from ..cards import Card, cards_of
-from ..engine import SeatView
+from ..engine import Game, SeatView
 
 log = logging.getLogger("lockup.server")
 
@@ -243,6 +245,17 @@ def stop_process_pool(procs: ProcessPoolExecutor) -> None:
     procs.shutdown(wait=True)
 
 
+def _checked(level: str, card: Any, legal_mask: int) -> Card:
+    """``card`` if it is one of ``legal_mask``; else (a bot's fault, logged) a random
+    legal card."""
+    if isinstance(card, int) and 0 <= card < 52 and (legal_mask >> card) & 1:
+        return card
+    if card is not None:
+        log.error("bot %s chose an illegal card %r; playing a random one", level, card)
+    legal = cards_of(legal_mask)
+    return legal[random.SystemRandom().randrange(len(legal))]
+
+
 class BotPool:
     """Threads for cheap levels, processes for the rest, and separate processes for hints.
 
@@ -262,6 +275,8 @@ class BotPool:
         self._hints = _ProcessPool(hint_processes, HINT_NICENESS, "hint")
         self.max_hints = 2 * hint_processes
         self.hints_under_way = 0
+        self._warming: dict[str, asyncio.Task[None]] = {}
+        self._closed = False
 
     async def choose(self, level: str, view: SeatView) -> Card:
         """The card ``level``'s bot plays for ``view.seat``.
@@ -279,12 +294,24 @@ class BotPool:
         except Exception as e:  # a bot's bug must not stop the game
             log.error("bot %s failed: %r; playing a random legal card", level, e)
             card = None
-        if not isinstance(card, int) or not (view.legal_mask >> card) & 1:
-            if card is not None:
-                log.error("bot %s chose an illegal card %r; playing a random one", level, card)
-            legal = cards_of(view.legal_mask)
-            card = legal[random.SystemRandom().randrange(len(legal))]
-        return card
+        return _checked(level, card, view.legal_mask)
+
+    def choose_now(self, level: str, game: Game, seat: int) -> Card:
+        """The card an :data:`INLINE_LEVELS` bot plays for ``seat`` of ``game``, chosen at
+        once on the event loop. ``random`` needs only the legal cards, so no
+        :class:`~lockup.engine.SeatView` is built for it. A fault is handled as in
+        :meth:`choose`."""
+        legal = game.legal_mask(seat)
+        try:
+            bot = _bot_for(level)
+            if isinstance(bot, RandomBot):
+                card: Any = bot.choose_among(legal)
+            else:
+                card = int(bot.choose(game.view(seat)))
+        except Exception as e:  # a bot's bug must not stop the game
+            log.error("bot %s failed: %r; playing a random legal card", level, e)
+            card = None
+        return _checked(level, card, legal)
 
     async def hint(self, view: SeatView, time_limit: float | None) -> dict[Card, float]:
         """The expert's values of ``view``'s legal cards (see :func:`hint_values`); raises
@@ -298,17 +325,51 @@ class BotPool:
             self.hints_under_way -= 1
         return result
 
-    async def warm_up(self) -> None:
-        """Start the worker processes now (each loads the expert's search as it starts)
-        and give each hint worker one tiny hint, rather than at the first expert's turn or
-        hint: a first hint then takes its budget, not the 3 s and more of a cold worker
-        (tests/test_pool_warm.py)."""
-        await asyncio.gather(self._bots.warm_up(), self._hints.warm_up())
+    def expect(self, levels: Iterable[str], *, hints: bool) -> None:
+        """Games about to be played need bots of ``levels`` (and hints, if ``hints``):
+        start the worker processes those think in now, in the background, so that the
+        first such move or hint does not wait for a worker's start (spawn, imports and
+        the search's load: a second or two). Workers no game has needed are never
+        started: a server whose computers are ``random``, ``easy`` or ``normal`` holds no
+        bot worker process (about 160 MB each)."""
+        if any(level not in INLINE_LEVELS and level not in THREAD_LEVELS for level in levels):
+            self._start("bot", self._bots.warm_up)
+        if hints:
+            self._start("hint", self._warm_hints)
+
+    def _start(self, name: str, warm: Callable[[], Awaitable[None]]) -> None:
+        if name in self._warming or self._closed:
+            return
+
+        async def run() -> None:
+            try:
+                await warm()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the first move or hint that needs them starts them
+                log.warning("starting the %s workers failed: %r", name, e)
+                self._warming.pop(name, None)
+
+        self._warming[name] = asyncio.get_running_loop().create_task(
+            run(), name=f"lockup-warm-{name}"
+        )
+
+    async def _warm_hints(self) -> None:
+        await self._hints.warm_up()
         for _ in range(self._hints.size):
             await self._hints.run(_warm_hint)
 
+    async def warm_up(self) -> None:
+        """Start every worker process now (each loads the expert's search as it starts)
+        and give each hint worker one tiny hint: the first expert move or hint then takes
+        its budget, not the seconds of a cold worker (tests/test_pool_warm.py)."""
+        await asyncio.gather(self._bots.warm_up(), self._warm_hints())
+
     def close(self) -> None:
         """Stop the workers (a thinking bot is abandoned)."""
+        self._closed = True
+        for task in self._warming.values():
+            task.cancel()
         self._threads.shutdown(wait=False, cancel_futures=True)
         self._bots.close()
         self._hints.close()

@@ -34,6 +34,11 @@ class Chooser(Protocol):
         """The card a bot of ``level`` plays from ``view``."""
         ...
 
+    def choose_now(self, level: str, game: Game, seat: int) -> Card:
+        """The card a bot of an inline level (``INLINE_LEVELS``) plays for ``seat`` of
+        ``game``, chosen at once."""
+        ...
+
 
 class Bots(Protocol):
     """What the driver asks of the server (:class:`~.service.GameService`)."""
@@ -200,10 +205,13 @@ class Driver:
                             continue  # a long run of computers: the next part
                         return
                     seat, level, hold = wait
-                    view = table.game.view(seat)
                     seq = table.seq
+                    if level in INLINE_LEVELS:  # chosen at once, held below
+                        chosen: Card | None = bots.pool.choose_now(level, table.game, seat)
+                    else:
+                        chosen, view = None, table.game.view(seat)
                 release_at = loop.time() + hold
-                card = await bots.pool.choose(level, view)
+                card = chosen if chosen is not None else await bots.pool.choose(level, view)
                 late = loop.time() - release_at
                 if late < 0:
                     await asyncio.sleep(-late)
@@ -243,7 +251,7 @@ class Driver:
             hold = bots.bot_hold(level)
             if hold > 0 or level not in INLINE_LEVELS:
                 return made, (seat, level, hold)
-            card = await bots.pool.choose(level, g.view(seat))
+            card = bots.pool.choose_now(level, g, seat)
             made.append(table.make("play", seat, card, None, "computer", made))
         return made, None
 

@@ -215,6 +215,7 @@ class GameService:
                 if s.room_id is not None and self.on_load is not None:
                     await self.on_load(s)
                 self.sessions[game_id] = s
+                self._expect(s)
                 s.kick()
             fut.set_result(s)
             return s
@@ -328,5 +329,18 @@ class GameService:
             await self.leases.release(s.lease.key)
             return s
         self.sessions[game_id] = s
+        self._expect(s)
         s.kick()
         return s
+
+    def _expect(self, s: GameSession) -> None:
+        """Have the workers ``s`` may need started ahead (unless ``config.warm`` is off):
+        its computers' levels, the level that plays for a person who is away or out of
+        time, and hints wherever a person sits."""
+        if not self.config.warm or self.pool is None:
+            return
+        people = any(seat.kind == "human" for seat in s.seats)
+        levels = {seat.level or self.default_level for seat in s.seats if seat.kind == "bot"}
+        if people:
+            levels.add(self.default_level)
+        self.pool.expect(levels, hints=people)
