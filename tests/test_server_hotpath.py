@@ -19,7 +19,9 @@ import gc
 import json
 import random
 import socket
+import sys
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -341,3 +343,47 @@ def test_the_app_takes_the_full_passes_and_gives_them_back(tmp_path: Path) -> No
     young, middle, old = asyncio.run(go())
     assert (young, middle, old) == (collector.YOUNG, before[1], collector.NEVER)
     assert gc.get_threshold() == before
+
+
+def test_closed_connections_leave_no_cycle_of_the_servers_objects(tmp_path: Path) -> None:
+    """A game over HTTP and a WebSocket, the page gone: the server's own objects of that
+    connection (uvicorn's protocol, the frame writer, the slot of the cap per address,
+    the ``websockets`` parser) are freed by reference counting, not left in a cycle for
+    the collector's full pass. The players run in another process, so every cycle found
+    here is the server's; asyncio's transports keep theirs (a bound method of their own)."""
+    config = ServerConfig(
+        db=f"sqlite:///{tmp_path / 'g.sqlite'}", warm=False, bot_delay=0.0, bot_jitter=0.0
+    )
+    app = create_app(config)
+    port = _free_port()
+    server = uvicorn.Server(make_config(app, "127.0.0.1", port, NetLimits(), log_level="warning"))
+    bench = Path(__file__).resolve().parents[1] / "bench" / "server.py"
+
+    async def go() -> Counter[str]:
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.02)
+        try:
+            gc.collect()
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            players = await asyncio.create_subprocess_exec(
+                sys.executable, str(bench), "--url", f"http://127.0.0.1:{port}",
+                "--games", "3", "--level", "random", "--target", "10",
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            )  # fmt: skip
+            out, _ = await players.communicate()
+            assert players.returncode == 0, out.decode()
+            await asyncio.sleep(0.3)
+            gc.collect()
+            return Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            server.should_exit = True
+            await task
+
+    found = asyncio.run(go())
+    ours = {k: n for k, n in found.items() if k.split(".")[0] in ("lockup", "uvicorn", "starlette")}
+    assert ours == {}, ours
+    assert found["websockets.server.ServerProtocol"] == 0
+    assert found["asyncio.selector_events._SelectorSocketTransport"] >= 6  # 3 games' sockets

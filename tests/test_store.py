@@ -12,6 +12,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -651,3 +652,36 @@ def test_one_group_commit_stores_every_row_of_many_games_as_written(db_url: str)
             assert loaded is not None and loaded[1] == [DEAL, *wanted[g]]
 
     _run(go, db_url)
+
+
+def test_commits_never_checkpoint_the_log_and_the_checkpointer_keeps_it_short(
+    tmp_path: Path,
+) -> None:
+    """On an SQLite file a commit never copies the write-ahead log back (that made the
+    commit that filled the log wait 0.1 to 0.2 s, and every write behind it): the store's
+    checkpointer does, on its own thread, so the log stays a second of writes long while
+    about 12 MB of rows are written, and a new reader sees all of them."""
+    path = tmp_path / "g.sqlite"
+    wal = path.with_name(path.name + "-wal")
+    big = "x" * 4000
+
+    async def go(store: Store) -> tuple[int, int]:
+        assert store.engine is not None
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+        await store.write(*(Store.op_create_game(_header(f"g{i}"), [DEAL], []) for i in range(4)))
+        largest = 0
+        for k in range(1, 61):  # three seconds of writes, 200 kB a commit
+            rows = [ActionRow(k, "play", 0, big, k + 1)]
+            await asyncio.gather(*(store.write(actions=(f"g{i}", rows)) for i in range(4)))
+            await store.write(actions=(f"g{k % 4}", []))
+            largest = max(largest, wal.stat().st_size)
+            await asyncio.sleep(0.05)
+        return largest, store.checkpoints
+
+    largest, checkpoints = _run(go, f"sqlite:///{path}")
+    assert checkpoints >= 2
+    assert largest < 6 * 2**20, largest  # without the checkpointer: the whole 12 MB
+    with sqlite3.connect(path) as conn:
+        count = conn.execute("SELECT count(*) FROM actions").fetchone()[0]
+    assert count == 4 + 4 * 60

@@ -2,12 +2,13 @@
 the garbage collector").
 
 Almost everything a game and a connection make is freed by reference counting the moment
-it is dropped. The collector is still needed for the few reference cycles made, chiefly
-by each closed WebSocket (uvicorn's protocol and its transport, the ``websockets``
-parser), but its full passes scan every object the server holds: at a thousand people,
-about 230,000, for 100 to 500 ms during which no card is acknowledged. Python starts one
-whenever the objects that outlived two young passes grew by a quarter, which under a
-steady load of people coming and going is every 10 to 20 seconds.
+it is dropped (tests/test_server_hotpath.py plays games over real sockets and finds no
+cycle of the server's own). The collector is still needed for the few reference cycles
+left, chiefly asyncio's transport of each closed connection (about 7 objects, its socket
+among them), but its full passes scan every object the server holds: at a thousand
+people, about 230,000, for 100 to 500 ms during which no card is acknowledged (0.7 s at
+5,000). Python starts one whenever the objects that outlived two young passes grew by a
+quarter, which under a steady load of people coming and going is every 10 to 20 seconds.
 
 So the server (:func:`settle`, once started):
 
@@ -19,9 +20,10 @@ So the server (:func:`settle`, once started):
   people, measured in wall time on a busy machine: passes over 5 ms took 1.0 s in all
   over a run instead of 4.3 s, the longest 82 ms against 134);
 - makes a full pass itself every :data:`FULL_EVERY` seconds (:func:`full_passes`) instead
-  of whenever Python would: the cycles of the connections closed meanwhile (about 60
-  objects each) wait at most that long, and a process with thousands of people pauses
-  once in that time, not every few seconds.
+  of whenever Python would: the transports of the connections closed meanwhile wait at
+  most that long (at 10 new connections a second, about 250,000 small objects in the
+  half hour), and a process with thousands of people pauses once in that time, not every
+  few seconds.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import time
 
 log = logging.getLogger("lockup.server")
 
-FULL_EVERY = 300.0
+FULL_EVERY = 1800.0
 """Seconds between two full passes of the collector."""
 
 YOUNG = 10_000

@@ -298,6 +298,8 @@ def release_when_lost(protocol: asyncio.BaseProtocol, slot: Slot) -> None:
             lost(exc)
         finally:
             slot.release()
+            # this function refers to the protocol: not a cycle the collector must find
+            vars(protocol).pop("connection_lost", None)
 
     setattr(protocol, "connection_lost", connection_lost)  # noqa: B010 (an instance's method)
 

@@ -50,7 +50,10 @@ def check_url(url: str) -> URL:
         ) from None
 
 
-def _make_engine(url: str) -> Engine:
+def _make_engine(url: str, *, autocheckpoint: bool = True) -> Engine:
+    """An engine for ``url``; on SQLite, each connection in WAL mode, and unless
+    ``autocheckpoint`` its commits never copy the log back into the file themselves
+    (the store's checkpointer does, on a thread of its own)."""
     parsed = check_url(url)
     kwargs: dict[str, Any] = {}
     is_sqlite = parsed.get_backend_name() == "sqlite"
@@ -75,6 +78,8 @@ def _make_engine(url: str) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
+            if not autocheckpoint:
+                cur.execute("PRAGMA wal_autocheckpoint=0")
             cur.close()
 
     return engine
