@@ -37,7 +37,7 @@ class NetLimits:
     """Seconds to send a request's body once its headers are in; then 408 and closed."""
     max_connections_per_ip: int = 64
     """Connections at once from one client address; one more is answered 429 and closed."""
-    limit_concurrency: int = 2000
+    limit_concurrency: int = 5000
     """The server's capacity: WebSockets and API requests under way at once; past it a new
     one is refused as ``server-full`` (:class:`~.middleware.CapacityGuard`)."""
     timeout_keep_alive: int = 5
