@@ -58,24 +58,35 @@ class Holder:
         self.url = url.replace("http", "ws", 1) + "/ws"
         self.opened = threading.Event()
         self.release = threading.Event()
-        self.thread = threading.Thread(target=lambda: asyncio.run(self._hold()), daemon=True)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._hold())
+        except BaseException as e:  # said by __enter__, not lost with the thread
+            self.error = e
 
     async def _hold(self) -> None:
         # The place may still be held a moment by the last test's page: until a ping is
-        # answered (not "server-full"), try again.
+        # answered (not "server-full"), try again. A refused socket may be closed (1013)
+        # before the ping is even sent, which is a refusal like the other.
         for _ in range(100):
-            async with websockets.connect(self.url) as ws:
-                await ws.send('{"type":"ping"}')
-                if json.loads(await ws.recv())["type"] == "pong":
-                    self.opened.set()
-                    while not self.release.is_set():
-                        await asyncio.sleep(0.05)
-                    return
+            try:
+                async with websockets.connect(self.url) as ws:
+                    await ws.send('{"type":"ping"}')
+                    if json.loads(await ws.recv())["type"] == "pong":
+                        self.opened.set()
+                        while not self.release.is_set():
+                            await asyncio.sleep(0.05)
+                        return
+            except websockets.ConnectionClosed as e:
+                assert e.rcvd is not None and e.rcvd.code == 1013, e
             await asyncio.sleep(0.1)
 
     def __enter__(self) -> Holder:
         self.thread.start()
-        assert self.opened.wait(10), "the holding WebSocket did not open"
+        assert self.opened.wait(10), f"the holding WebSocket did not open: {self.error!r}"
         return self
 
     def __exit__(self, *exc: object) -> None:
