@@ -457,3 +457,23 @@ def test_clubs_only_left_in_hand_still_answered() -> None:
                 bot = make_bot(name, seed=rng.randrange(9), **small)
                 assert view.legal_mask >> bot.choose(view) & 1
     assert found > 0
+
+
+def test_a_bot_that_needs_only_the_legal_cards_says_so() -> None:
+    """``choose_legal``: ``random`` answers from the legal cards alone, the same card its
+    ``choose`` would draw for the same seed; every level that reads the view answers None
+    (the caller then builds the view)."""
+    rng = random.Random(4)
+    game = Game.new(rng, record=False)
+    a, b = make_bot("random", seed=9), make_bot("random", seed=9)
+    played = 0
+    while game.discard_due is None and not game.hand_over:
+        view = game.view(game.turn)
+        played += 1
+        card = a.choose_legal(view.legal_mask)
+        assert card == b.choose(view) and view.legal_mask >> card & 1
+        game.play(card, game.turn)
+    assert played >= 4
+    for level in LEVELS:
+        if level != "random":
+            assert make_bot(level, seed=1).choose_legal(view.legal_mask) is None, level

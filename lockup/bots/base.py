@@ -28,5 +28,12 @@ class Bot(ABC):
     def choose(self, view: SeatView) -> Card:
         """The card to play, one of ``view.legal_cards``; it is ``view.seat``'s turn."""
 
+    def choose_legal(self, legal_mask: int) -> Card | None:
+        """The card to play chosen from the legal cards alone, for a bot that needs no
+        more (``random``), or None (the default): the caller then builds the seat's view
+        and asks :meth:`choose`. A server calls this first, since a view costs it more
+        than such a bot's whole choice."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the bot holds (a subprocess, a pool); the default does nothing."""

@@ -19,10 +19,9 @@ class RandomBot(Bot):
 
     def choose(self, view: SeatView) -> Card:
         """A random card of ``view.legal_cards``."""
-        return self.choose_among(view.legal_mask)
+        return self.choose_legal(view.legal_mask)
 
-    def choose_among(self, legal_mask: int) -> Card:
-        """A random card of ``legal_mask``: :meth:`choose` for a caller that has the legal
-        cards and no view (building one costs a server more than this whole choice)."""
+    def choose_legal(self, legal_mask: int) -> Card:
+        """A random card of ``legal_mask``: all this bot needs (see :meth:`Bot.choose_legal`)."""
         legal = cards_of(legal_mask)
         return legal[self.rng.randrange(len(legal))]

@@ -28,7 +28,6 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..bots.random_bot import RandomBot
 from ..cards import Card, cards_of
 from ..engine import Game, SeatView
 
@@ -298,15 +297,14 @@ class BotPool:
 
     def choose_now(self, level: str, game: Game, seat: int) -> Card:
         """The card an :data:`INLINE_LEVELS` bot plays for ``seat`` of ``game``, chosen at
-        once on the event loop. ``random`` needs only the legal cards, so no
-        :class:`~lockup.engine.SeatView` is built for it. A fault is handled as in
-        :meth:`choose`."""
+        once on the event loop. A bot that answers from the legal cards alone
+        (:meth:`~lockup.bots.base.Bot.choose_legal`: ``random``) gets no
+        :class:`~lockup.engine.SeatView` built. A fault is handled as in :meth:`choose`."""
         legal = game.legal_mask(seat)
         try:
             bot = _bot_for(level)
-            if isinstance(bot, RandomBot):
-                card: Any = bot.choose_among(legal)
-            else:
+            card: Any = bot.choose_legal(legal)
+            if card is None:
                 card = int(bot.choose(game.view(seat)))
         except Exception as e:  # a bot's bug must not stop the game
             log.error("bot %s failed: %r; playing a random legal card", level, e)
