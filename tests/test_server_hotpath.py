@@ -63,22 +63,29 @@ def _games(seeds: range) -> list[tuple[Game, Views]]:
     return out
 
 
-def _step(game: Game, rng: random.Random) -> tuple[str, int, int, int, int, bool]:
+def _step(game: Game, rng: random.Random) -> list[Any]:
+    """One move of ``game`` (a chance move, or a random legal card) and the events the
+    server publishes for it."""
     tricks, summaries, over = len(game.tricks), len(game.summaries), game.is_over
     if game.phase.value in ("deal", "discard"):
         move = game.chance_move(rng)
-        return (
-            move.kind,
-            move.seat,
-            move.card,
-            0 if move.kind == "deal" else tricks,
-            summaries,
-            over,
-        )
-    seat = game.turn
-    card = rng.choice(game.view(seat).legal_cards)
-    game.play(card, seat)
-    return "play", seat, card, tricks, summaries, over
+        kind, seat, card = move.kind, move.seat, move.card
+        if kind == "deal":
+            tricks = 0
+    else:
+        kind, seat = "play", game.turn
+        card = rng.choice(game.view(seat).legal_cards)
+        game.play(card, seat)
+    return move_events(
+        game,
+        kind,
+        seat,
+        card,
+        by_computer=False,
+        tricks_before=tricks,
+        summaries_before=summaries,
+        was_over=over,
+    )
 
 
 def test_views_json_is_each_viewers_view_in_every_state() -> None:
@@ -111,17 +118,7 @@ def _frames(count: int, seed: int = 3) -> list[bytes]:
         if game.is_over:
             game = Game(Rules(), dealer=0)
             views = Views(game)
-        kind, seat, card, tricks, summaries, over = _step(game, rng)
-        events = move_events(
-            game,
-            kind,
-            seat,
-            card,
-            by_computer=False,
-            tricks_before=tricks,
-            summaries_before=summaries,
-            was_over=over,
-        )
+        events = _step(game, rng)
         view = views.of(0, views.public())
         for ev in events:
             version = len(frames) + 1
@@ -179,17 +176,7 @@ def test_a_seat_keeps_200_frames_of_a_game_in_under_80_kb() -> None:
     tracemalloc.start()
     try:
         while not game.is_over:
-            kind, seat, card, tricks, summaries, over = _step(game, rng)
-            events = move_events(
-                game,
-                kind,
-                seat,
-                card,
-                by_computer=False,
-                tricks_before=tricks,
-                summaries_before=summaries,
-                was_over=over,
-            )
+            events = _step(game, rng)
             pub.publish(events)
             if pub.version >= 250:
                 break
