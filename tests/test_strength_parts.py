@@ -160,6 +160,37 @@ def test_the_clairvoyant_rollout_plays_as_pimc_plus_playout(rules: Rules) -> Non
     assert differs > 10  # it is not the rules' policy under another name
 
 
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
+def test_the_greedy_rollout_plays_as_pimc_greedys_playout(rules: Rules) -> None:
+    """``greedy_card`` plays the greedy policy that ``pimc-greedy`` plays out with (written
+    apart, in :mod:`lockup.arena.pimc_greedy`): the same legal card in every position,
+    leads, follows and discards alike, the state left as it was."""
+    from lockup.arena.pimc_greedy import greedy_card
+
+    differs = 0
+    for game, view in _late_positions(rules, seed=34, left=13, n=200):
+        s = view_state(view, K, DEFAULT_POLICY)
+        for i in range(4):
+            s[K.I_HAND + i] = game.hands[i]
+        before = list(s)
+        card = K.greedy_card(s)
+        assert s == before and view.legal_mask >> card & 1
+        theirs = greedy_card(
+            [s[K.I_HAND + i] for i in range(4)],
+            s[K.I_TURN],
+            s[K.I_NTR],
+            s[K.I_NPL],
+            s[K.I_LED],
+            s[K.I_BEST],
+            s[K.I_CLUBS],
+            s[K.I_PIC],
+            bool(s[K.I_ANY]),
+        )
+        assert card == theirs, (view.to_dict(), card, theirs)
+        differs += card != K.policy(s) and card != K.see_card(s)
+    assert differs > 10  # it is neither of the other policies under another name
+
+
 def test_see_rolls_out_the_searching_seat_clairvoyantly() -> None:
     _game, view = _late_positions(Rules(), seed=24, left=13, n=1)[0]
     assert Position(view, seed=1, jit=False).base[K.I_SEE] == 0

@@ -69,11 +69,14 @@ I_MC_STEPS = 39  # pimc: swaps between deals
 I_LEADLOW = 40  # policy: 1 to lead the lowest card of the shortest suit, with no master
 I_SEE = 41  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
 I_REC = 42  # rollouts: the searching seat's decisions searched (rec_card), per rollout
-STATE_SIZE = 43
+I_GREEDY = 43  # rollouts: seats (a bit each) that play the greedy policy (greedy_card)
+STATE_SIZE = 44
 
 SEE_DUCK = 2
 """Clubs (in the trick, or that later seats could still drop on it) that make
 :func:`see_card` duck."""
+GREEDY_TAKE = 2
+"""The most clubs a trick may hold for :func:`greedy_card` to take it."""
 REC_DEALS = 8
 """Deals :func:`rec_card` samples for each decision it searches."""
 
@@ -618,10 +621,83 @@ def see_card(s: Any) -> int:
 
 
 @_jit
+def _lowest_rank(m: int) -> int:
+    """The card of lowest rank of a non-empty mask (the lowest suit on a tie)."""
+    pick = -1
+    for su in range(4):
+        x = (m >> (13 * su)) & 8191
+        if x:
+            c = 13 * su + LO13[x]
+            if pick < 0 or c % 13 < pick % 13:
+                pick = c
+    return pick
+
+
+@_jit
+def greedy_card(s: Any) -> int:
+    """The greedy policy's card for the seat to play (the arena's ``pimc-greedy``
+    playout, :func:`lockup.arena.pimc_greedy.greedy_card`, written again here; a test
+    drives both through the same positions to the same cards).
+
+    Leading: the top of a suit no card left outranks (the longest such suit), else the
+    lowest card of its longest suit (suits in the order diamonds, hearts, spades, clubs
+    on a tie). Following: it takes the trick while the trick holds at most
+    :data:`GREEDY_TAKE` clubs, with the cheapest winning card when last to play, else its
+    top card; otherwise a club the picture exception allows (R7), else its lowest card of
+    the suit. Void in the led suit: its lowest club, else its lowest card."""
+    hand = s[s[I_TURN]]
+    lg = legal(s)
+    if lg & (lg - 1) == 0:
+        return lowest(lg)
+    if s[I_NTR] == 0:
+        left = s[0] | s[1] | s[2] | s[3]
+        pick = -1
+        pick_n = -1
+        long_su = -1
+        long_n = -1
+        for k in range(4):
+            su = (k + 1) % 4
+            x = (lg >> (13 * su)) & 8191
+            if x == 0:
+                continue
+            n = POP13[x]
+            top = HI13[x]
+            if (((left >> (13 * su)) & 8191) >> (top + 1)) == 0 and n > pick_n:
+                pick = 13 * su + top
+                pick_n = n
+            if n > long_n:
+                long_n = n
+                long_su = su
+        if pick >= 0:
+            return pick
+        return 13 * long_su + LO13[(lg >> (13 * long_su)) & 8191]
+    led = s[I_LED]
+    shift = 13 * led
+    follow = (hand >> shift) & 8191
+    if follow == 0:
+        cl = hand & CLUBM
+        if cl:
+            return lowest(cl)
+        return _lowest_rank(hand)
+    br = s[I_BEST] - shift
+    above = (follow >> (br + 1)) << (br + 1)
+    if above and s[I_CLUBS] <= GREEDY_TAKE:
+        if s[I_NTR] == s[I_NPL] - 1:
+            return shift + LO13[above]
+        return shift + HI13[follow]
+    if led != 0 and lg & CLUBM:
+        return lowest(lg & CLUBM)
+    return shift + LO13[follow]
+
+
+@_jit
 def rollout_card(s: Any) -> int:
-    """A rollout's card for the seat to play: :func:`see_card` for the seats of
-    ``I_SEE``, else :func:`policy`."""
-    if (s[I_SEE] >> s[I_TURN]) & 1:
+    """A rollout's card for the seat to play: :func:`greedy_card` for the seats of
+    ``I_GREEDY``, :func:`see_card` for those of ``I_SEE``, else :func:`policy`."""
+    seat = s[I_TURN]
+    if (s[I_GREEDY] >> seat) & 1:
+        return greedy_card(s)
+    if (s[I_SEE] >> seat) & 1:
         return see_card(s)
     return policy(s)
 
@@ -848,6 +924,7 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
     pts = s[I_PTS + me]
     if wgame == 0.0:
         return float(pts)
+    wabs = abs(wgame)
     mine = totals[me] + pts
     best_other = -1
     top = mine
@@ -860,6 +937,8 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
                 top = t
     if top >= target and mine != best_other:
         g = 1.0 if mine > best_other else 0.0
+    elif wgame < 0.0:
+        return pts - wgame * 0.5
     else:
         lead = float(mine - best_other)
         togo = float(target - top)
@@ -867,7 +946,7 @@ def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
             togo = 0.0
         scale = 2.0 + 0.6 * togo
         g = 0.5 + 0.5 * lead / (abs(lead) + scale)
-    return pts + wgame * g
+    return pts + wabs * g
 
 
 @_jit

@@ -88,13 +88,19 @@ class ExpertBot(Bot):
         wgame: float = DEFAULT_WGAME,
         rec: int = 0,
         jit: bool | None = None,
+        greedy: int = 0,
+        lam: float = DEFAULT_LAM,
+        prune: bool = False,
     ) -> None:
+        self.prune = prune
+        self.greedy = greedy
+        self.lam = lam
         _check_budget(iterations, time_limit)
         if iterations is None and time_limit is None:
             iterations, time_limit = DEFAULT_ITERATIONS, DEFAULT_TIME_LIMIT
         self.iterations = iterations
         self.time_limit = time_limit
-        self.wgame = _check_float("wgame", wgame, 0.0, 100.0)
+        self.wgame = _check_float("wgame", wgame, -100.0, 100.0)
         if isinstance(rec, bool) or not isinstance(rec, int) or not 0 <= rec <= MAX_REC:
             raise ValueError(
                 f"rec must be a whole number of decisions from 0 to {MAX_REC}, not {rec!r}"
@@ -123,11 +129,13 @@ class ExpertBot(Bot):
             wgame=self.wgame,
             jit=self.jit,
             min_iterations=8,
-            lam=DEFAULT_LAM,
+            lam=self.lam,
             merge=True,
             see=True,
             rec=self.rec,
             prior=prior,
+            greedy=self.greedy,
+            prune=self.prune,
         )
         if result.fit is not None:
             self._this_hand = result.fit

@@ -411,6 +411,7 @@ class Position:
         see: bool = False,
         rec: int = 0,
         prior: Sequence[tuple[int, int]] | None = None,
+        greedy: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -423,6 +424,7 @@ class Position:
         st = view_state(view, km, pol, seed=seed)
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = MCMC
         st[km.I_SEE] = (1 << me) if see else 0
+        st[km.I_GREEDY] = {0: 0, 1: 1 << me, 2: 15}[greedy]
         st[km.I_REC] = rec
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
@@ -481,6 +483,7 @@ class Position:
         self.iterations = 0
         self.hands = 0
         self.see = see
+        self.greedy = greedy
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
         sampled deal that explains that seat best."""
@@ -525,6 +528,8 @@ class Position:
                 self.lams[s] = 1.0
                 if self.see:  # not a normal player: roll it out clairvoyantly, as itself
                     self.base[km.I_SEE] |= 1 << s
+                if self.greedy:
+                    self.base[km.I_GREEDY] |= 1 << s
         if self.tables.use_chain:
             chain = any(self.lams[s] < 1.0 for s in range(4))
             self.tables = self.tables._replace(use_chain=int(chain))
@@ -567,6 +572,8 @@ def search(
     see: bool = False,
     rec: int = 0,
     prior: Sequence[tuple[int, int]] | None = None,
+    greedy: int = 0,
+    prune: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -595,11 +602,91 @@ def search(
         raise ValueError(f"time_limit must be positive, not {time_limit!r}")
     start = time.perf_counter()
     pos = Position(
-        view, seed=seed, wgame=wgame, jit=jit, lam=lam, merge=merge, see=see, rec=rec, prior=prior
+        view,
+        seed=seed,
+        wgame=wgame,
+        jit=jit,
+        lam=lam,
+        merge=merge,
+        see=see,
+        rec=rec,
+        prior=prior,
+        greedy=greedy,
     )
     deadline = None if time_limit is None else start + time_limit
+    if prune:
+        return _spend_pruned(pos, start, deadline, iterations, min_iterations)
     _spend(pos, start, deadline, iterations, min_iterations)
     return pos.result(time.perf_counter() - start)
+
+
+PRUNE_EVERY = 16
+PRUNE_SE = 2.5
+PRUNE_MIN_BATCHES = 4
+
+
+def _spend_pruned(
+    pos: Position, start: float, deadline: float | None, cap: int | None, min_iterations: int
+) -> SearchResult:
+    t = pos.tables
+    n = len(pos.cards)
+    alive = list(range(n))
+    vsum = [0.0] * n
+    tsum = [0.0] * n
+    cnt = [0] * n
+    means: list[list[float]] = [[] for _ in range(n)]
+    limit = cap if cap is not None else 1 << 40
+    done = 0
+    while done < limit and len(alive) > 1:
+        if (
+            deadline is not None
+            and done >= min_iterations
+            and time.perf_counter() >= deadline - 0.001
+        ):
+            break
+        b = min(PRUNE_EVERY, limit - done)
+        t = pos.tables
+        for k in range(len(alive)):
+            t.value[k] = 0.0
+            t.tricks[k] = 0.0
+        t.weight[0] = 0.0
+        pos.run(b)
+        done += b
+        for k, i in enumerate(alive):
+            vsum[i] += float(t.value[k])
+            tsum[i] += float(t.tricks[k])
+            cnt[i] += b
+            means[i].append(float(t.value[k]) / b)
+        nb = len(means[alive[0]])
+        if nb < PRUNE_MIN_BATCHES:
+            continue
+        best = max(alive, key=lambda i: vsum[i] / cnt[i])
+        keep = []
+        for i in alive:
+            if i == best:
+                keep.append(i)
+                continue
+            d = [means[i][m] - means[best][m] for m in range(nb)]
+            mean = sum(d) / nb
+            var = sum((x - mean) ** 2 for x in d) / (nb - 1)
+            if mean + PRUNE_SE * (var / nb) ** 0.5 >= 0.0:
+                keep.append(i)
+        if len(keep) < len(alive):
+            alive = keep
+            for k, i in enumerate(alive):
+                t.cards[k] = pos.cards[i]
+            pos.tables = t._replace(n_cards=len(alive))
+    at = {c: i for i, c in enumerate(pos.cards)}
+    idx = [at[pos.rep[c]] for c in pos.all_cards]
+    return SearchResult(
+        cards=list(pos.all_cards),
+        value=[vsum[i] / max(cnt[i], 1) for i in idx],
+        tricks=[tsum[i] / max(cnt[i], 1) for i in idx],
+        iterations=done,
+        hands=int(pos.hands),
+        seconds=time.perf_counter() - start,
+        fit=list(pos.fit) if pos.fit else None,
+    )
 
 
 def _spend(
