@@ -2,13 +2,13 @@
 
 The expert's search rolls each other seat out by a model of how that seat plays: the
 ``normal`` rules (:func:`lockup.bots._kernel.policy`) for a seat they explain, otherwise
-the clairvoyant club-aware policy (:func:`lockup.bots._kernel.see_card`); a third
-candidate model is the policy learned from the expert's choices in self-play
-(:func:`lockup.arena.learned.learned_card`, the arena's ``learned``). This script
-plays hands with four copies of one bot and, at each of its choices among two or more
-legal cards, asks each model which card it would play: the rules and the learned policy
-from what that seat sees, ``see`` from the true deal (every hand, as in a rollout). It
-prints how often each model names the card the bot played.
+the greedy policy (:func:`lockup.bots._kernel.greedy_card`); a third candidate model is
+the policy learned from the expert's choices in self-play
+(:func:`lockup.arena.learned.learned_card`, the arena's ``learned``). This script plays
+hands with four copies of one bot and, at each of its choices among two or more legal
+cards, asks each model which card it would play from what that seat knows (the greedy
+policy reads which cards are still in play, public knowledge). It prints how often each
+model names the card the bot played.
 
 Run::
 
@@ -41,7 +41,7 @@ def agreement(spec: str, hands: int, iterations: int, seed: int) -> dict[str, fl
     bot_spec = parse_spec(spec)
     bots = [build_bot(bot_spec, seed=seed + i, iterations=iterations) for i in range(4)]
     n = 0
-    hits = {"normal": 0, "learned": 0, "see": 0}
+    hits = {"normal": 0, "learned": 0, "greedy": 0}
     for _ in range(hands):
         game = Game.new(rng, Rules(), record=False)
         while not game.hand_over:
@@ -57,8 +57,8 @@ def agreement(spec: str, hands: int, iterations: int, seed: int) -> dict[str, fl
                 hits["normal"] += K.policy(list(s)) == card
                 hits["learned"] += learned_card(view) == card
                 for i in range(4):
-                    s[K.I_HAND + i] = game.hands[i]
-                hits["see"] += K.see_card(s) == card
+                    s[K.I_HAND + i] = game.hands[i]  # the cards left; only their union is read
+                hits["greedy"] += K.greedy_card(s) == card
             game.play(card, seat)
     return {"decisions": float(n), **{k: v / max(n, 1) for k, v in hits.items()}}
 
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     r = agreement(args.bot, args.hands, args.iterations, args.seed)
     print(
         f"{args.bot}: {int(r['decisions'])} choices; the card predicted by "
-        f"normal {r['normal']:.1%}, learned {r['learned']:.1%}, see {r['see']:.1%}"
+        f"normal {r['normal']:.1%}, learned {r['learned']:.1%}, greedy {r['greedy']:.1%}"
     )
     return 0
 

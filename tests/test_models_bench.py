@@ -24,7 +24,7 @@ def test_the_rules_model_names_every_card_of_a_normal_player_and_not_of_a_random
     models = _load()
     normal = models.agreement("normal", hands=2, iterations=1, seed=3)
     assert normal["decisions"] > 20 and normal["normal"] == 1.0
-    assert 0.0 < normal["see"] < 1.0 and 0.0 < normal["learned"] < 1.0
+    assert 0.0 < normal["greedy"] < 1.0 and 0.0 < normal["learned"] < 1.0
     wild = models.agreement("random", hands=2, iterations=1, seed=3)
     assert wild["decisions"] > 20 and wild["normal"] < 0.9
 
@@ -38,4 +38,4 @@ def test_the_script_prints_each_model_for_a_search_bot() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     line = done.stdout.strip()
-    assert line.startswith("pimc: ") and "normal" in line and "learned" in line and "see" in line
+    assert line.startswith("pimc: ") and "normal" in line and "learned" in line and "greedy" in line

@@ -144,7 +144,9 @@ def test_rec_changes_the_values_it_searches() -> None:
 @pytest.mark.skipif(not jit_available(), reason="numba is not installed")
 def test_compiled_and_plain_recursive_search_agree() -> None:
     for k, (_game, view) in enumerate(_late_positions(RULES[3], seed=35, left=13, n=4)):
-        kw: dict[str, Any] = dict(iterations=4, seed=k, wgame=3.0, lam=0.03, see=True, merge=True)
+        kw: dict[str, Any] = dict(
+            iterations=4, seed=k, wgame=3.0, lam=0.03, greedy=True, merge=True
+        )
         a = search(view, jit=False, rec=3, **kw)
         b = search(view, jit=True, rec=3, **kw)
         assert a.value == b.value and a.tricks == b.tricks
@@ -153,8 +155,8 @@ def test_compiled_and_plain_recursive_search_agree() -> None:
 def test_memory_judges_a_seat_by_its_plays_in_the_whole_game() -> None:
     """The expert counts, over the hands played so far, the plays of each seat that the
     ``normal`` rules would not make: at the next hand's first trick a seat that played at
-    random is already rolled out as the searching seat is (clairvoyantly), where this
-    hand's few plays alone would not tell."""
+    random is already rolled out as the searching seat is (greedily), where this hand's
+    few plays alone would not tell."""
     rng = random.Random(8)
     game = Game.new(rng, Rules(), record=False)
     expert = ExpertBot(seed=1, iterations=3, jit=False)
@@ -175,10 +177,10 @@ def test_memory_judges_a_seat_by_its_plays_in_the_whole_game() -> None:
             prior = expert._remember(view)
             assert prior[2][1] > 0.15 * prior[2][0] >= 0.6
             assert prior[1][1] <= 0.15 * prior[1][0] and prior[1][0] >= 4
-            with_memory = Position(view, seed=1, lam=0.03, see=True, prior=prior, jit=False)
-            alone = Position(view, seed=1, lam=0.03, see=True, jit=False)
-            assert with_memory.base[K.I_SEE] == 1 | 1 << 2
-            assert alone.base[K.I_SEE] == 1
+            with_memory = Position(view, seed=1, lam=0.03, greedy=True, prior=prior, jit=False)
+            alone = Position(view, seed=1, lam=0.03, greedy=True, jit=False)
+            assert with_memory.base[K.I_GREEDY] == 1 | 1 << 2
+            assert alone.base[K.I_GREEDY] == 1
             checked += 1
         bot = expert if seat == 0 else others[seat]
         game.play(bot.choose(view), seat)

@@ -124,40 +124,7 @@ def test_the_rollouts_others_play_the_normal_rules() -> None:
         make_bot("normal", clean_last=False)
 
 
-# ------------------------------------------------------------------ the clairvoyant policy (see)
-
-
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
-def test_the_clairvoyant_rollout_plays_as_pimc_plus_playout(rules: Rules) -> None:
-    """``see_card`` reads the whole (sampled) deal and plays the club-aware policy that
-    ``pimc+`` plays out with (written apart, in :mod:`lockup.arena.pimc_plus`): the same
-    legal card in every position, the state left as it was."""
-    from lockup.arena.pimc_plus import club_aware
-
-    differs = 0
-    for game, view in _late_positions(rules, seed=33, left=13, n=150):
-        s = view_state(view, K, DEFAULT_POLICY)
-        for i in range(4):
-            s[K.I_HAND + i] = game.hands[i]
-        before = list(s)
-        card = K.see_card(s)
-        assert s == before and view.legal_mask >> card & 1
-        theirs = club_aware(
-            K.SEE_DUCK,
-            [s[K.I_HAND + i] for i in range(4)],
-            [s[K.I_LOCK + i] for i in range(4)],
-            s[K.I_TURN],
-            s[K.I_NTR],
-            s[K.I_NPL],
-            s[K.I_LED],
-            s[K.I_BEST],
-            s[K.I_CLUBS],
-            s[K.I_PIC],
-            bool(s[K.I_ANY]),
-        )
-        assert card == theirs, (view.to_dict(), card, theirs)
-        differs += card != K.policy(s)
-    assert differs > 10  # it is not the rules' policy under another name
+# ------------------------------------------------------------------ the greedy policy
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.picture_exception}-{r.lock_discards}")
@@ -187,18 +154,18 @@ def test_the_greedy_rollout_plays_as_pimc_greedys_playout(rules: Rules) -> None:
             bool(s[K.I_ANY]),
         )
         assert card == theirs, (view.to_dict(), card, theirs)
-        differs += card != K.policy(s) and card != K.see_card(s)
-    assert differs > 10  # it is neither of the other policies under another name
+        differs += card != K.policy(s)
+    assert differs > 10  # it is not the rules' policy under another name
 
 
-def test_see_rolls_out_the_searching_seat_clairvoyantly() -> None:
+def test_greedy_rolls_out_the_searching_seat_by_the_greedy_policy() -> None:
     _game, view = _late_positions(Rules(), seed=24, left=13, n=1)[0]
-    assert Position(view, seed=1, jit=False).base[K.I_SEE] == 0
-    assert Position(view, seed=1, see=True, jit=False).base[K.I_SEE] == 1 << view.seat
-    # A seat of I_SEE plays see_card, the others the rules.
+    assert Position(view, seed=1, jit=False).base[K.I_GREEDY] == 0
+    assert Position(view, seed=1, greedy=True, jit=False).base[K.I_GREEDY] == 1 << view.seat
+    # A seat of I_GREEDY plays greedy_card, the others the rules.
     s = view_state(view, K, DEFAULT_POLICY)
-    for see, expect in ((0, K.policy(s)), (1 << view.seat, K.see_card(s))):
-        s[K.I_SEE] = see
+    for greedy, expect in ((0, K.policy(s)), (1 << view.seat, K.greedy_card(s))):
+        s[K.I_GREEDY] = greedy
         assert K.rollout_card(s) == expect
     rng = random.Random(5)
     game = Game.new(rng, Rules(picture_exception="any-club"), record=False)
@@ -213,18 +180,19 @@ def test_see_rolls_out_the_searching_seat_clairvoyantly() -> None:
 @pytest.mark.parametrize("rec", [0, 2])
 def test_compiled_and_plain_searches_agree_with_the_experts_options(rec: int) -> None:
     """The numba kernel and its plain Python copy: the same values to the last bit, with
-    every part the levels use (the sampling chain, the clairvoyant rollouts, merged cards,
+    every part the levels use (the sampling chain, the greedy rollouts, merged cards,
     the game term, recursive rollouts for ``master``)."""
     for k, (_game, view) in enumerate(_late_positions(RULES[3], seed=25, left=13, n=5)):
-        kw: dict[str, Any] = dict(iterations=5, seed=k, wgame=3.0, lam=0.03, see=True, rec=rec)
+        kw: dict[str, Any] = dict(iterations=5, seed=k, wgame=3.0, lam=0.03, greedy=True, rec=rec)
         a = search(view, jit=False, merge=True, **kw)
         b = search(view, jit=True, merge=True, **kw)
         assert a.cards == b.cards and a.value == b.value and a.tricks == b.tricks
 
 
-def test_seats_the_rules_do_not_explain_are_rolled_out_clairvoyantly() -> None:
-    """A seat whose plays the ``normal`` rules fail to explain is rolled out by the
-    clairvoyant policy, like the searching seat; a seat that plays by the rules keeps them."""
+def test_seats_the_rules_do_not_explain_are_rolled_out_greedily() -> None:
+    """A seat whose plays the ``normal`` rules fail to explain is left out of the deals'
+    weighting and rolled out by the greedy policy, like the searching seat; a seat that
+    plays by the rules keeps them."""
     rng = random.Random(6)
     game = Game.new(rng, Rules(), record=False)
     normal = make_bot("normal")
@@ -233,18 +201,36 @@ def test_seats_the_rules_do_not_explain_are_rolled_out_clairvoyantly() -> None:
     for view in _turns(game, rng):
         me = game.turn
         if me == 0 and view.trick_number >= 6 and view.legal_mask & (view.legal_mask - 1):
-            pos = Position(view, seed=1, lam=0.03, see=True, jit=False)
+            pos = Position(view, seed=1, lam=0.03, greedy=True, jit=False)
             unexplained = {s for s in range(4) if pos.lams[s] == 1.0 and s != me}
             assert 2 in unexplained and 1 not in unexplained and 3 not in unexplained
-            assert pos.base[K.I_SEE] == (1 << me) | (1 << 2)
-            assert Position(view, seed=1, lam=0.03, jit=False).base[K.I_SEE] == 0
+            assert pos.base[K.I_GREEDY] == (1 << me) | (1 << 2)
+            assert Position(view, seed=1, lam=0.03, jit=False).base[K.I_GREEDY] == 0
             s = list(pos.base)
             for i in range(4):
                 s[K.I_HAND + i] = game.hands[i]
-            for seat, expect in ((me, K.see_card), (1, K.policy), (2, K.see_card)):
+            for seat, expect in ((me, K.greedy_card), (1, K.policy), (2, K.greedy_card)):
                 s[K.I_TURN] = seat
                 assert K.rollout_card(s) == expect(s)
             checked += 1
         bot = wild if me == 2 else normal
         game.play(bot.choose(view), me)
     assert checked >= 2, checked
+
+
+def test_the_game_term_ends_the_game_only_with_a_sole_leader() -> None:
+    """The value's game term (R15): 1 for the seat alone at the top at or over the target,
+    0 for the others; a tie at the top, or nobody at the target, goes on (the smooth
+    estimate, between 0 and 1)."""
+    s = [0] * K.STATE_SIZE
+
+    def term(totals: list[int], me: int, target: int = 20) -> float:
+        return K.utility(s, me, totals, target, 1.0)  # no tricks this hand: the term alone
+
+    assert term([22, 10, 5, 3], 0) == 1.0
+    assert term([22, 10, 5, 3], 1) == 0.0
+    assert term([10, 22, 5, 3], 0) == 0.0
+    for totals, me in (([22, 22, 5, 3], 0), ([22, 22, 5, 3], 2), ([19, 10, 5, 3], 0)):
+        assert 0.0 < term(totals, me) < 1.0, (totals, me)
+    assert term([22, 22, 5, 3], 0) > term([22, 22, 5, 3], 2)
+    assert term([19, 10, 5, 3], 0) > 0.5 > term([19, 10, 5, 3], 1)

@@ -67,14 +67,10 @@ I_MC_RESTART = 37  # pimc: a fresh chain every this many deals
 I_MC_BURN = 38  # pimc: swaps before a fresh chain's first deal
 I_MC_STEPS = 39  # pimc: swaps between deals
 I_LEADLOW = 40  # policy: 1 to lead the lowest card of the shortest suit, with no master
-I_SEE = 41  # rollouts: seats (a bit each) that play the clairvoyant policy (see_card)
+I_GREEDY = 41  # rollouts: seats (a bit each) that play the greedy policy (greedy_card)
 I_REC = 42  # rollouts: the searching seat's decisions searched (rec_card), per rollout
-I_GREEDY = 43  # rollouts: seats (a bit each) that play the greedy policy (greedy_card)
-STATE_SIZE = 44
+STATE_SIZE = 43
 
-SEE_DUCK = 2
-"""Clubs (in the trick, or that later seats could still drop on it) that make
-:func:`see_card` duck."""
 GREEDY_TAKE = 2
 """The most clubs a trick may hold for :func:`greedy_card` to take it."""
 REC_DEALS = 8
@@ -500,127 +496,6 @@ def policy(s: Any) -> int:
 
 
 @_jit
-def _later(s: Any) -> int:
-    """The seats (a bit each) that play to the current trick after the seat to play."""
-    left = s[I_NPL] - s[I_NTR] - 1
-    out = 0
-    seat = s[I_TURN]
-    while left > 0:
-        seat = (seat + 1) % 4
-        if s[I_LOCK + seat] == 0:
-            out |= 1 << seat
-            left -= 1
-    return out
-
-
-@_jit
-def _beaten(s: Any, later: int, suit: int, rank: int) -> bool:
-    """Whether a seat of ``later`` holds a card of ``suit`` above ``rank``."""
-    for i in range(4):
-        if (later >> i) & 1 and ((s[I_HAND + i] >> (13 * suit)) & 8191) >> (rank + 1):
-            return True
-    return False
-
-
-@_jit
-def _droppers(s: Any, later: int, suit: int, pic: int) -> int:
-    """How many seats of ``later`` could drop a club on a trick of ``suit`` (not clubs)
-    whose picture clubs are ``pic`` (R7): void in the suit with a club, or an allowed one."""
-    n = 0
-    for i in range(4):
-        if (later >> i) & 1:
-            h = s[I_HAND + i]
-            cl = h & CLUBM
-            if cl and (((h >> (13 * suit)) & 8191) == 0 or (pic and (s[I_ANY] or cl & pic))):
-                n += 1
-    return n
-
-
-@_jit
-def _shortest_low(hand: int) -> int:
-    """The lowest card of the shortest non-club suit of ``hand`` (it holds one)."""
-    pick = -1
-    key = 1 << 20
-    for su in range(1, 4):
-        x = (hand >> (13 * su)) & 8191
-        if x:
-            k = POP13[x] * 16 + LO13[x]
-            if k < key:
-                key = k
-                pick = 13 * su + LO13[x]
-    return pick
-
-
-@_jit
-def see_card(s: Any) -> int:
-    """The clairvoyant club-aware policy's card for the seat to play: it reads every hand
-    of the (sampled) deal, as a determinized search's playouts may.
-
-    About to win a trick (with the cheapest card no later seat beats), it counts the clubs
-    in it and the later seats that could still drop one (void in the led suit with a club,
-    or holding a picture club the table allows, R7), and takes it only while that count is
-    under :data:`SEE_DUCK` (a lock costs tricks and cards: R9, R10). Otherwise it sheds an
-    allowed club, ducks with its highest losing card, or, forced to take a club trick,
-    sheds its top card. On lead it cashes the top of its longest suit that nobody beats
-    and too few can club, else leads low from its shortest suit; void, it throws its
-    highest club, else its lowest card of its shortest suit."""
-    hand = s[s[I_TURN]]
-    lg = legal(s)
-    if lg & (lg - 1) == 0:
-        return lowest(lg)
-    duck = SEE_DUCK
-    later = _later(s)
-    if s[I_NTR] == 0:
-        nc = hand & NONCLUB
-        if nc == 0:
-            return lowest(hand)
-        pick = -1
-        key = -1
-        for su in range(1, 4):
-            x = (nc >> (13 * su)) & 8191
-            if x and POP13[x] > key:
-                r = HI13[x]
-                pic = (1 << r) if 9 <= r <= 11 else 0
-                if not _beaten(s, later, su, r) and _droppers(s, later, su, pic) < duck:
-                    key = POP13[x]
-                    pick = 13 * su + r
-        if pick >= 0:
-            return pick
-        return _shortest_low(nc)
-    led = s[I_LED]
-    shift = 13 * led
-    fx = (hand >> shift) & 8191
-    if fx == 0:
-        cl = hand & CLUBM
-        if cl:
-            return highest(cl)
-        return _shortest_low(hand)
-    br = s[I_BEST] % 13
-    below_m = fx & ((1 << br) - 1)
-    above_m = (fx >> (br + 1)) << (br + 1)
-    pic = s[I_PIC]
-    allowed = 0
-    if pic and led:
-        allowed = hand & (CLUBM if s[I_ANY] else pic)
-    if above_m and led:
-        win = above_m
-        while win and _beaten(s, later, led, LO13[win]):
-            win &= win - 1
-        if win:
-            r = LO13[win]
-            more = (1 << r) if 9 <= r <= 11 else 0
-            if s[I_CLUBS] + _droppers(s, later, led, pic | more) < duck:
-                return shift + r
-    if allowed:
-        return highest(allowed)
-    if below_m:
-        return shift + HI13[below_m]
-    if s[I_CLUBS] and not _beaten(s, later, led, HI13[fx]):
-        return shift + HI13[fx]  # forced to take a club trick: shed the top card
-    return shift + LO13[fx]
-
-
-@_jit
 def _lowest_rank(m: int) -> int:
     """The card of lowest rank of a non-empty mask (the lowest suit on a tie)."""
     pick = -1
@@ -693,12 +568,9 @@ def greedy_card(s: Any) -> int:
 @_jit
 def rollout_card(s: Any) -> int:
     """A rollout's card for the seat to play: :func:`greedy_card` for the seats of
-    ``I_GREEDY``, :func:`see_card` for those of ``I_SEE``, else :func:`policy`."""
-    seat = s[I_TURN]
-    if (s[I_GREEDY] >> seat) & 1:
+    ``I_GREEDY``, else :func:`policy`."""
+    if (s[I_GREEDY] >> s[I_TURN]) & 1:
         return greedy_card(s)
-    if (s[I_SEE] >> seat) & 1:
-        return see_card(s)
     return policy(s)
 
 
@@ -917,36 +789,37 @@ def sample_hidden(s: Any, t: Any, cards: Any) -> None:
 def utility(s: Any, me: int, totals: Any, target: int, wgame: float) -> float:
     """The value of a finished hand for ``me``: its tricks plus ``wgame`` times a game term.
 
-    The game term is 1 or 0 when the hand ends the game (R15: a sole leader at or above
-    the target), otherwise a smooth estimate of ``me``'s chance from the gap to the best
-    other total and the hands still to play.
+    The game term is 1 or 0 when the hand ends the game (R15: one seat alone at the top,
+    at or above the target), 1 if ``me`` is that seat; otherwise a smooth estimate of
+    ``me``'s chance from the gap to the best other total and the hands still to play.
     """
     pts = s[I_PTS + me]
     if wgame == 0.0:
         return float(pts)
-    wabs = abs(wgame)
     mine = totals[me] + pts
     best_other = -1
-    top = mine
+    second = -1
     for i in range(4):
         if i != me:
             t = totals[i] + s[I_PTS + i]
             if t > best_other:
+                second = best_other
                 best_other = t
-            if t > top:
-                top = t
-    if top >= target and mine != best_other:
-        g = 1.0 if mine > best_other else 0.0
-    elif wgame < 0.0:
-        return pts - wgame * 0.5
+            elif t > second:
+                second = t
+    if mine >= target and mine > best_other:
+        g = 1.0
+    elif best_other >= target and best_other > mine and best_other > second:
+        g = 0.0
     else:
+        top = mine if mine > best_other else best_other
         lead = float(mine - best_other)
         togo = float(target - top)
         if togo < 0.0:
             togo = 0.0
         scale = 2.0 + 0.6 * togo
         g = 0.5 + 0.5 * lead / (abs(lead) + scale)
-    return pts + wabs * g
+    return pts + wgame * g
 
 
 @_jit

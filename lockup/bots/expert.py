@@ -6,13 +6,13 @@ ways that agree with everything its view shows (cards played, cards lost, hand s
 voids shown), weighted by how well each deal explains the other seats' plays so far.
 In every sampled deal it plays each legal card (cards that play the same searched once)
 and rolls the hand out: a seat whose plays this game the ``normal`` level's rules explain
-plays by those rules; every other seat, and itself, by a club-aware playout that reads
-the sampled deal (:func:`lockup.bots._kernel.see_card`, the playout of the arena's
-``pimc+``). It plays the card of highest mean value: the tricks it ends the hand with
-plus ``wgame`` times a game term, winning the game when the hand can end it (R15, a sole
-leader at or over the target), otherwise a smooth estimate from the gap to the best
-other total. The ``master`` level is the expert with more time and recursive rollouts
-(``rec``).
+plays by those rules; every other seat, and itself, by the greedy policy
+(:func:`lockup.bots._kernel.greedy_card`, the playout of the arena's ``pimc-greedy``),
+which takes a trick while the trick holds at most two clubs. It plays the card of
+highest mean value: the tricks it ends the hand with plus ``wgame`` times a game term,
+winning the game when the hand can end it (R15, a sole leader at or over the target),
+otherwise a smooth estimate from the gap to the best other total. The ``master`` level
+is the expert with more time and recursive rollouts (``rec``).
 """
 
 from __future__ import annotations
@@ -88,19 +88,13 @@ class ExpertBot(Bot):
         wgame: float = DEFAULT_WGAME,
         rec: int = 0,
         jit: bool | None = None,
-        greedy: int = 0,
-        lam: float = DEFAULT_LAM,
-        prune: bool = False,
     ) -> None:
-        self.prune = prune
-        self.greedy = greedy
-        self.lam = lam
         _check_budget(iterations, time_limit)
         if iterations is None and time_limit is None:
             iterations, time_limit = DEFAULT_ITERATIONS, DEFAULT_TIME_LIMIT
         self.iterations = iterations
         self.time_limit = time_limit
-        self.wgame = _check_float("wgame", wgame, -100.0, 100.0)
+        self.wgame = _check_float("wgame", wgame, 0.0, 100.0)
         if isinstance(rec, bool) or not isinstance(rec, int) or not 0 <= rec <= MAX_REC:
             raise ValueError(
                 f"rec must be a whole number of decisions from 0 to {MAX_REC}, not {rec!r}"
@@ -129,13 +123,11 @@ class ExpertBot(Bot):
             wgame=self.wgame,
             jit=self.jit,
             min_iterations=8,
-            lam=self.lam,
+            lam=DEFAULT_LAM,
             merge=True,
-            see=True,
+            greedy=True,
             rec=self.rec,
             prior=prior,
-            greedy=self.greedy,
-            prune=self.prune,
         )
         if result.fit is not None:
             self._this_hand = result.fit

@@ -5,8 +5,8 @@ the cards the seat has not seen to the other seats among the deals that agree wi
 everything the seat knows (cards played, lost cards, hand sizes, voids shown), uniformly
 or weighted by how well each deal explains the other seats' plays (:func:`history`),
 plays each legal card in every sampled deal and rolls the hand out: by the ``normal``
-level's rules, or (``see``) for the searching seat and the seats those rules do not
-explain by a club-aware policy that reads the sampled deal; ``rec`` searches the seat's
+level's rules, or (``greedy``) for the searching seat and the seats those rules do not
+explain by the greedy policy of the arena's ``pimc-greedy``; ``rec`` searches the seat's
 first decisions of each rollout again (recursive PIMC).
 
 The work is done by :mod:`lockup.bots._kernel`, compiled by numba when it is installed
@@ -408,10 +408,9 @@ class Position:
         jit: bool | None = None,
         lam: float = 1.0,
         merge: bool = False,
-        see: bool = False,
+        greedy: bool = False,
         rec: int = 0,
         prior: Sequence[tuple[int, int]] | None = None,
-        greedy: int = 0,
     ) -> None:
         if view.turn != view.seat or view.legal_mask == 0:
             raise ValueError(f"no card is due from seat {view.seat} now")
@@ -423,8 +422,7 @@ class Position:
         pol = check_policy({})
         st = view_state(view, km, pol, seed=seed)
         st[km.I_MC_RESTART], st[km.I_MC_BURN], st[km.I_MC_STEPS] = MCMC
-        st[km.I_SEE] = (1 << me) if see else 0
-        st[km.I_GREEDY] = {0: 0, 1: 1 << me, 2: 15}[greedy]
+        st[km.I_GREEDY] = (1 << me) if greedy else 0
         st[km.I_REC] = rec
         self.base = to_array(km, st)
         rows, adds, played = history(view, km, pol) if lam != 1.0 else ([], [], [])
@@ -482,7 +480,6 @@ class Position:
             self.work = np.zeros((n_rows, km.STATE_SIZE), dtype=np.int64)
         self.iterations = 0
         self.hands = 0
-        self.see = see
         self.greedy = greedy
         self.fit: list[tuple[int, int]] = []
         """Per seat (plays with a choice, plays the ``normal`` rules would not make), in the
@@ -526,9 +523,7 @@ class Position:
                 n, m = n + prior[s][0], m + prior[s][1]
             if n >= FIT_MIN_PLAYS and m > FIT_TOLERANCE * n:
                 self.lams[s] = 1.0
-                if self.see:  # not a normal player: roll it out clairvoyantly, as itself
-                    self.base[km.I_SEE] |= 1 << s
-                if self.greedy:
+                if self.greedy:  # not a normal player: rolled out greedily, as itself
                     self.base[km.I_GREEDY] |= 1 << s
         if self.tables.use_chain:
             chain = any(self.lams[s] < 1.0 for s in range(4))
@@ -569,11 +564,9 @@ def search(
     min_iterations: int = 1,
     lam: float = 1.0,
     merge: bool = False,
-    see: bool = False,
+    greedy: bool = False,
     rec: int = 0,
     prior: Sequence[tuple[int, int]] | None = None,
-    greedy: int = 0,
-    prune: bool = False,
 ) -> SearchResult:
     """Evaluate every legal card of ``view`` (its seat must be to play).
 
@@ -587,9 +580,9 @@ def search(
     choice, plays the rules would not make) in earlier hands of the game, added to this
     hand's for that judgement (:attr:`SearchResult.fit` gives this hand's). ``merge``
     searches interchangeable cards once (:func:`interchangeable`). Rollouts play every
-    seat by the ``normal`` rules (:data:`DEFAULT_POLICY`); with ``see``, the searching seat
-    and every seat the rules fail to explain play the club-aware policy that reads the
-    sampled deal (:func:`lockup.bots._kernel.see_card`). ``rec`` above 0: in each
+    seat by the ``normal`` rules (:data:`DEFAULT_POLICY`); with ``greedy``, the searching
+    seat and every seat the rules fail to explain play the greedy policy
+    (:func:`lockup.bots._kernel.greedy_card`). ``rec`` above 0: in each
     rollout, the searching seat's first ``rec`` decisions are chosen by a small search of
     their own over deals that seat cannot tell apart
     (:func:`lockup.bots._kernel.rec_card`: recursive PIMC, one level).
@@ -608,85 +601,13 @@ def search(
         jit=jit,
         lam=lam,
         merge=merge,
-        see=see,
+        greedy=greedy,
         rec=rec,
         prior=prior,
-        greedy=greedy,
     )
     deadline = None if time_limit is None else start + time_limit
-    if prune:
-        return _spend_pruned(pos, start, deadline, iterations, min_iterations)
     _spend(pos, start, deadline, iterations, min_iterations)
     return pos.result(time.perf_counter() - start)
-
-
-PRUNE_EVERY = 16
-PRUNE_SE = 2.5
-PRUNE_MIN_BATCHES = 4
-
-
-def _spend_pruned(
-    pos: Position, start: float, deadline: float | None, cap: int | None, min_iterations: int
-) -> SearchResult:
-    t = pos.tables
-    n = len(pos.cards)
-    alive = list(range(n))
-    vsum = [0.0] * n
-    tsum = [0.0] * n
-    cnt = [0] * n
-    means: list[list[float]] = [[] for _ in range(n)]
-    limit = cap if cap is not None else 1 << 40
-    done = 0
-    while done < limit and len(alive) > 1:
-        if (
-            deadline is not None
-            and done >= min_iterations
-            and time.perf_counter() >= deadline - 0.001
-        ):
-            break
-        b = min(PRUNE_EVERY, limit - done)
-        t = pos.tables
-        for k in range(len(alive)):
-            t.value[k] = 0.0
-            t.tricks[k] = 0.0
-        t.weight[0] = 0.0
-        pos.run(b)
-        done += b
-        for k, i in enumerate(alive):
-            vsum[i] += float(t.value[k])
-            tsum[i] += float(t.tricks[k])
-            cnt[i] += b
-            means[i].append(float(t.value[k]) / b)
-        nb = len(means[alive[0]])
-        if nb < PRUNE_MIN_BATCHES:
-            continue
-        best = max(alive, key=lambda i: vsum[i] / cnt[i])
-        keep = []
-        for i in alive:
-            if i == best:
-                keep.append(i)
-                continue
-            d = [means[i][m] - means[best][m] for m in range(nb)]
-            mean = sum(d) / nb
-            var = sum((x - mean) ** 2 for x in d) / (nb - 1)
-            if mean + PRUNE_SE * (var / nb) ** 0.5 >= 0.0:
-                keep.append(i)
-        if len(keep) < len(alive):
-            alive = keep
-            for k, i in enumerate(alive):
-                t.cards[k] = pos.cards[i]
-            pos.tables = t._replace(n_cards=len(alive))
-    at = {c: i for i, c in enumerate(pos.cards)}
-    idx = [at[pos.rep[c]] for c in pos.all_cards]
-    return SearchResult(
-        cards=list(pos.all_cards),
-        value=[vsum[i] / max(cnt[i], 1) for i in idx],
-        tricks=[tsum[i] / max(cnt[i], 1) for i in idx],
-        iterations=done,
-        hands=int(pos.hands),
-        seconds=time.perf_counter() - start,
-        fit=list(pos.fit) if pos.fit else None,
-    )
 
 
 def _spend(
