@@ -282,3 +282,32 @@ def test_finish_a_game_review_it_step_by_step_then_history_and_statistics(
     page.locator("#lang-choice").select_option("en")
     assert errors == []
     ctx.close()
+
+
+def test_the_review_of_a_game_with_no_hand_finished_says_so(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    """A player opens the review of their game before its first hand ends: the page says
+    there is nothing to review yet, with no script error and no empty board."""
+    ctx, page, errors = new_page(browser, server.url)
+    page.goto("/")
+    page.wait_for_selector(IDLE)
+    game = page.evaluate("document.body.dataset.game")
+    assert game
+    page.goto(f"/review/{game}")
+    page.wait_for_selector("body[data-ready='true']")
+    error = page.locator("#load-error")
+    assert error.is_visible()
+    assert error.text_content() == (
+        "No hand of this game is finished yet: there is nothing to review."
+    )
+    assert page.locator("#review").is_hidden()
+    shoot(page, shots, "review-nothing-yet")
+    # In the reader's language, told again when it changes.
+    page.select_option("#lang-choice", "fr")
+    page.wait_for_function(
+        "() => document.querySelector('#load-error').textContent.startsWith('Aucune main')"
+    )
+    assert error.text_content() == "Aucune main de cette partie n’est encore finie : rien à revoir."
+    assert errors == []
+    ctx.close()

@@ -62,6 +62,7 @@ const R = {
   progress: 0,
   /** @type {any} */ poll: null,
   /** @type {string} */ error: "",
+  /** the game has no finished hand: nothing to review (said in the page's language) */ empty: false,
   /** hands the stored analysis covers (-1: not said) */ hands: -1,
   /** analyses asked for by this page */ asked: 0,
   /** requests about the analysis sent so far (poll or start) */ sent: 0,
@@ -554,7 +555,7 @@ function redraw() {
   if (R.error && !d) {
     const e = $("#load-error");
     e.hidden = false;
-    e.textContent = R.error;
+    e.textContent = R.empty ? t("review.empty") : R.error;
   }
   if (!d) return;
   $("#title").textContent = d.over ? t("review.titleOver") : t("review.titleSoFar");
@@ -574,10 +575,18 @@ async function main() {
   first = false;
   try {
     const d = /** @type {Review} */ (await getJSON(`/api/games/${encodeURIComponent(gameId)}/review`));
-    R.data = d;
     d.tricks = flatTricks(d.tricks);
-    R.steps = buildSteps(d.record, d.tricks);
-    if (!R.steps.length) throw new Error(t("review.empty"));
+    const steps = buildSteps(d.record, d.tricks);
+    // A game under way with no hand finished: say so, and show no empty review.
+    if (!steps.length) {
+      R.empty = true;
+      R.error = t("review.empty");
+      redraw();
+      document.body.dataset.ready = "true";
+      return;
+    }
+    R.data = d;
+    R.steps = steps;
     R.at = 0;
     takeAnalysis(d.analysis || { status: "none", progress: 0, result: null });
     /** @type {HTMLElement} */ ($("#review")).hidden = false;
