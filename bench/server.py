@@ -4,10 +4,13 @@ Starts ``lockup serve`` on a free port with a fresh SQLite file (or uses ``--url
 runs ``--games`` simulated players, ``--concurrency`` at a time. Each one opens a new game
 against bots (``--level``, no pacing), says ``hello`` and plays a random legal card whenever
 its view shows it may, until the game is over. A card's acknowledgement latency runs from
-sending ``play`` to receiving the ``event`` of that card (stored by then).
+sending ``play`` to receiving the ``event`` of that card (stored by then); a turn, from
+sending ``play`` to the view that asks for the player's next card (the computers' cards
+in between: without pacing the server stores them with the player's, so at machine speed
+the ack and the turn come together).
 
-Prints games per second, the 50th and 99th percentiles of the acknowledgement latency,
-where the server's CPU went and its peak resident memory (``server RSS N MB``).
+Prints games per second, the 50th and 99th percentiles of the acknowledgement latency
+and of the turn, where the server's CPU went and its peak resident memory (``server RSS N MB``).
 
 At machine speed (the default) the bench measures what the server can carry, so the
 server it starts sends bots' cards as soon as they are chosen (``--bot-delay 0
@@ -61,6 +64,9 @@ class Stats:
     acks: list[float] = field(default_factory=list)
     acked_at: list[float] = field(default_factory=list)
     """When each of :attr:`acks` came (``time.time()``), to set beside a server's log."""
+    turns: list[float] = field(default_factory=list)
+    """From each card sent to the view that asks the person for the next one: the ack,
+    then the computers' cards (and their pace) in between."""
     games: int = 0
     frames: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -174,6 +180,8 @@ async def player(
                 stats.games += 1
                 return
             if waiting is None and view["legal"]:
+                if sent_at:
+                    stats.turns.append(time.perf_counter() - sent_at)
                 await think(pace, rng)
                 waiting = rng.choice(view["legal"])
                 sent_at = time.perf_counter()
@@ -228,6 +236,8 @@ async def person(
                     stats.games += 1
                 return
             if waiting is None and view["legal"]:
+                if sent_at:
+                    stats.turns.append(time.perf_counter() - sent_at)
                 await think(pace, rng)
                 waiting = rng.choice(view["legal"])
                 sent_at = time.perf_counter()
@@ -596,6 +606,9 @@ def report(
     print(f"ack p50        {percentile(ms, 50):.1f} ms")
     print(f"ack p99        {percentile(ms, 99):.1f} ms")
     print(f"ack max        {max(ms) if ms else float('nan'):.1f} ms")
+    if stats.turns:
+        turns = [x * 1000 for x in stats.turns]
+        print(f"turn p50, p99  {percentile(turns, 50):.1f}, {percentile(turns, 99):.1f} ms")
     print(f"errors         {stats.errors or 'none'}; players failed: {stats.failed}")
     for why, n in sorted(stats.why_failed.items(), key=lambda kv: -kv[1]):
         print(f"  failed       {n}: {why}")

@@ -29,9 +29,16 @@ from typing import Any
 
 import pytest
 
+from lockup.cards import card_str
 from lockup.engine import DEAL, PLAY, Game, Rules, SeatView
 from lockup.server.net.limits import Slots
-from lockup.server.protocol import SPECTATOR, ProtocolError, note_event
+from lockup.server.protocol import (
+    CLOSE_TRY_LATER,
+    SPECTATOR,
+    UNAVAILABLE,
+    ProtocolError,
+    note_event,
+)
 from lockup.server.session import GameSession, Seat, TableOptions
 from lockup.server.session.attendance import ABANDON_AFTER, AWAY, PRESENT
 from lockup.server.session.clock import TurnClock
@@ -628,14 +635,128 @@ def test_the_kth_timeout_abandons_and_leaving_abandons_once() -> None:
 
 
 class FakeStore:
-    """Every write accepted and noted."""
+    """Every write accepted and noted: ``rows``, the action rows of each write."""
 
     def __init__(self) -> None:
         self.writes = 0
+        self.rows: list[list[Any]] = []
 
     async def write(self, *ops: Any, actions: Any = None, lease: Any = None) -> None:
         self.writes += 1
+        self.rows.append(list(actions[1]) if actions is not None else [])
         await asyncio.sleep(0)
+
+
+def session_service(bot_delay: float) -> SimpleNamespace:
+    """A service around a session: a fake store and pool, bots paced by ``bot_delay``."""
+    return SimpleNamespace(
+        store=FakeStore(),
+        pool=FakePool(),
+        slots=Slots(2),
+        rng=random.Random(5),
+        default_level="random",
+        bot_delay=bot_delay,
+        bot_hold=lambda level="": bot_delay,
+        hint_time=None,
+        buffer_size=50,
+        on_finish=None,
+        forget=lambda s: None,
+    )
+
+
+async def person_to_play(service: SimpleNamespace) -> tuple[GameSession, Page]:
+    """A session of a person (seat 0) and three ``random`` bots, dealt and played on to
+    the person's turn, with the person's page subscribed."""
+    seats = [Seat("human", player="p")] + [Seat("bot", level="random")] * 3
+    game = Game(Rules(target=10), dealer=0)
+    s = GameSession(service, "g1", game, ["S", "W", "N", "E"], seats, 0, 0)  # type: ignore[arg-type]
+    first = game.chance_move(service.rng, make=False)
+    async with s.lock:
+        await s.apply("deal", game.dealer, deal=first.deal)
+    s.kick()
+    for _ in range(5000):
+        if not s.busy and game.turn == 0:
+            break
+        await asyncio.sleep(0.001)
+    assert game.phase == PLAY and game.turn == 0
+    page = Page(0)
+    s.join(page, s.version)
+    return s, page
+
+
+def test_a_persons_card_and_the_unpaced_computers_after_it_are_one_write() -> None:
+    """Without pacing, a person's card and what follows at once (the computers' cards to
+    the person's next turn, a deal) are made together, stored in one write and sent in
+    order, the person's card first: no driver task is left to start."""
+
+    async def go() -> None:
+        service = session_service(0.0)
+        s, page = await person_to_play(service)
+        for _ in range(6):
+            if s.game.is_over:
+                break
+            writes, version = len(service.store.rows), s.version
+            card = s.game.legal_cards()[0]
+            await s.play(0, card, version, "p")
+            assert len(service.store.rows) == writes + 1, "one write for the card and the run"
+            rows = service.store.rows[-1]
+            assert (rows[0].kind, rows[0].seat, rows[0].actor) == ("play", 0, "person")
+            assert len(rows) > 1, "the computers' cards came with it"
+            assert all(r.actor == "computer" for r in rows[1:] if r.kind == "play")
+            assert not s.driver.running
+            assert s.game.is_over or s.game.turn == 0
+            new = [f for f in page.frames if f["version"] > version]
+            assert [f["version"] for f in new] == list(range(version + 1, s.version + 1))
+            assert new[0]["event"] == {"kind": "play", "seat": 0, "card": card_str(card)}
+            assert new[-1]["view"]["legal"] or s.game.is_over
+
+    asyncio.run(go())
+
+
+def test_a_run_that_fails_after_a_card_stores_nothing_and_the_page_is_told() -> None:
+    """A bug in a computer's choice after a person's card: the card is refused as
+    ``unavailable`` and never stored, the game's copy is dropped (it is loaded again from
+    the store) and the person's page is told and closed, to come back to the stored game."""
+
+    async def go() -> None:
+        service = session_service(0.0)
+        s, page = await person_to_play(service)
+        writes, version = len(service.store.rows), s.version
+
+        def broken(level: str, game: Game, seat: int) -> int:
+            raise RuntimeError("a bug")
+
+        service.pool.choose_now = broken
+        with pytest.raises(ProtocolError) as e:
+            await s.play(0, s.game.legal_cards()[0], version, "p")
+        assert e.value.code == UNAVAILABLE
+        assert len(service.store.rows) == writes and s.closed
+        assert page.frames[-1]["type"] == "error" and page.closed == CLOSE_TRY_LATER
+
+    asyncio.run(go())
+
+
+def test_a_paced_computers_card_is_not_stored_with_the_persons() -> None:
+    """With pacing, a person's card is stored and sent alone, at once; the driver then
+    holds the next computer's card for its pace."""
+
+    async def go() -> None:
+        service = session_service(0.05)
+        s, page = await person_to_play(service)
+        writes, version = len(service.store.rows), s.version
+        await s.play(0, s.game.legal_cards()[0], version, "p")
+        assert [r.seat for r in service.store.rows[writes] if r.kind == "play"] == [0]
+        new = [f for f in page.frames if f["version"] > version]
+        assert [f["version"] for f in new] == list(range(version + 1, s.version + 1))
+        assert [f["event"]["kind"] for f in new if f["event"]["kind"] in ("play", "deal")] == [
+            "play"
+        ], "the person's card alone (and the trick it ends)"
+        assert s.driver.running, "the driver paces the next computer's card"
+        while s.driver.running:
+            await asyncio.sleep(0.01)
+        assert len(service.store.rows) > writes + 1
+
+    asyncio.run(go())
 
 
 def test_a_session_nobody_holds_is_freed_without_the_cyclic_collector() -> None:
@@ -644,20 +765,7 @@ def test_a_session_nobody_holds_is_freed_without_the_cyclic_collector() -> None:
     frees the session at once."""
 
     async def go() -> weakref.ref[GameSession]:
-        pool = FakePool()
-        service = SimpleNamespace(
-            store=FakeStore(),
-            pool=pool,
-            slots=Slots(2),
-            rng=random.Random(5),
-            default_level="random",
-            bot_delay=0.0,
-            bot_hold=lambda level="": 0.0,
-            hint_time=None,
-            buffer_size=50,
-            on_finish=None,
-            forget=lambda s: None,
-        )
+        service = session_service(0.0)
         seats = [Seat("human", player="p")] + [Seat("bot", level="random")] * 3
         game = Game(Rules(target=10), dealer=0)
         s = GameSession(service, "g1", game, ["S", "W", "N", "E"], seats, 0, 0)  # type: ignore[arg-type]

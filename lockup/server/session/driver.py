@@ -197,7 +197,7 @@ class Driver:
                 async with slots.hold(table.priority), table.lock:
                     if table.closed or table.game.is_over:
                         return
-                    made, wait = await self._make_run(table)
+                    made, wait = self.make_run(table)
                     if made:
                         await table.commit(made)
                     if wait is None:
@@ -228,15 +228,18 @@ class Driver:
             if table.unstored:  # the engine holds moves never stored: load the game again
                 table.drop(StoreError("the driver failed"))
 
-    async def _make_run(self, table: Table) -> tuple[list[Made], tuple[int, str, float] | None]:
-        """Make (not store) the actions due now that need no wait, at most :data:`RUN`:
-        deals and discards (server rng) and the cards of unpaced bots that choose on the
-        loop. Returns them, and the computer's turn that stopped the run, if one did:
-        ``(seat, level, hold)``, a bot that thinks off the loop or is paced. The run also
-        stops at a person's turn and at the game's end. Call it holding the lock."""
+    def make_run(
+        self, table: Table, pending: Sequence[Made] = ()
+    ) -> tuple[list[Made], tuple[int, str, float] | None]:
+        """Make (not store) the actions due now that need no wait, at most :data:`RUN`
+        with the ``pending`` ones made before them and not yet stored: deals and discards
+        (server rng) and the cards of unpaced bots that choose on the loop. Returns them,
+        and the computer's turn that stopped the run, if one did: ``(seat, level, hold)``,
+        a bot that thinks off the loop or is paced. The run also stops at a person's turn
+        and at the game's end. Call it holding the lock."""
         bots = self.bots
         g = table.game
-        made: list[Made] = []
+        made: list[Made] = list(pending)
         while len(made) < RUN and not g.is_over:
             if g.phase in (DISCARD, DEAL):
                 # drawn by the engine, made by the table
@@ -250,10 +253,10 @@ class Driver:
             level = who.level or bots.default_level
             hold = bots.bot_hold(level)
             if hold > 0 or level not in INLINE_LEVELS:
-                return made, (seat, level, hold)
+                return made[len(pending) :], (seat, level, hold)
             card = bots.pool.choose_now(level, g, seat)
             made.append(table.make("play", seat, card, None, "computer", made))
-        return made, None
+        return made[len(pending) :], None
 
     async def play_for(self, table: Table, seat: int, seq: int) -> None:
         """The turn timer of ``seat`` ran out at action ``seq``: the computer plays this

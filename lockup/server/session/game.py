@@ -19,6 +19,7 @@ cycle is left for the collector's full passes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -56,7 +57,7 @@ from ..views import Views, move_events, seat_view
 from .attendance import Attendance
 from .backlog import Backlog
 from .clock import TurnClock
-from .driver import Bots, Chooser, Driver
+from .driver import RUN, Bots, Chooser, Driver
 from .moves import Made
 from .presence import Presence
 from .publisher import Publisher
@@ -270,8 +271,16 @@ class GameSession:
         Raises :class:`ProtocolError` (nothing changed) for a page whose person does not
         play the seat, a stale version or a card the rules refuse (the engine's code, rule
         and reason).
+
+        The computers' cards that follow at once (unpaced bots: ``bot_delay`` 0) are made
+        with it and stored in the same write, under one of the move slots, as the driver's
+        own runs are: however many people play at once, the work under way at a time stays
+        bounded and the event loop answers new connections promptly.
         """
-        async with self.lock:
+        at_once = self.service.bot_delay <= 0 and any(x.computer_plays for x in self.seats)
+        # priority 0: a person's card is a move of a game in play, however new the game
+        gate = self.service.slots.hold(0) if at_once else contextlib.nullcontext()
+        async with gate, self.lock:
             if self.closed:
                 raise ProtocolError("no-game", "The game was reloaded: send hello again.")
             self._check_seat(seat, player)
@@ -284,8 +293,17 @@ class GameSession:
                     "not-your-turn", "A computer is playing for you: reconnect to take it back."
                 )
             first = () if self.played else (Store.op_played(self.id),)
+            # The card, and what follows at once (the unpaced computers' cards, a deal),
+            # stored in one write and sent together.
+            made = [self.make("play", seat, card, actor="person")]
             try:
-                await self.apply("play", seat, card, before=first, actor="person")
+                more, wait = self.driver.make_run(self, made)
+            except Exception:  # a bug: what the engine made is never stored, nor shown
+                log.exception("game %s: the computers' run after a card failed", self.id)
+                self.drop(StoreError("the run after a card failed"))
+                raise ProtocolError(UNAVAILABLE, UNAVAILABLE_REASON) from None
+            try:
+                await self.commit(made + more, first)
             except LeaseLost:  # another process plays it now: the page reconnects there
                 raise ProtocolError(
                     "no-game", "The game moved to another server process: send hello again."
@@ -293,7 +311,8 @@ class GameSession:
             except StoreError:
                 raise ProtocolError(UNAVAILABLE, UNAVAILABLE_REASON) from None
             self.played = True
-        self.kick()
+        if wait is not None or len(made) + len(more) >= RUN:
+            self.kick()  # a computer to wait for, or more to make
 
     async def hint(self, seat: int, version: int, player: str | None) -> str:
         """The ``hint`` frame for ``seat``: the expert's value of each legal card.
