@@ -13,6 +13,7 @@ from lockup.bots import _kernel as K
 from lockup.bots.expert import MASTER_REC, MASTER_TIME_LIMIT, ExpertBot, MasterBot
 from lockup.bots.kernel import (
     DEFAULT_POLICY,
+    GREEDY_LAM,
     Position,
     check_policy,
     interchangeable,
@@ -190,9 +191,9 @@ def test_compiled_and_plain_searches_agree_with_the_experts_options(rec: int) ->
 
 
 def test_seats_the_rules_do_not_explain_are_rolled_out_greedily() -> None:
-    """A seat whose plays the ``normal`` rules fail to explain is left out of the deals'
-    weighting and rolled out by the greedy policy, like the searching seat; a seat that
-    plays by the rules keeps them."""
+    """A seat whose plays the ``normal`` rules fail to explain is rolled out by the greedy
+    policy, like the searching seat, and its plays weigh the deals by that policy (by
+    nothing without it); a seat that plays by the rules keeps them."""
     rng = random.Random(6)
     game = Game.new(rng, Rules(), record=False)
     normal = make_bot("normal")
@@ -202,10 +203,12 @@ def test_seats_the_rules_do_not_explain_are_rolled_out_greedily() -> None:
         me = game.turn
         if me == 0 and view.trick_number >= 6 and view.legal_mask & (view.legal_mask - 1):
             pos = Position(view, seed=1, lam=0.03, greedy=True, jit=False)
-            unexplained = {s for s in range(4) if pos.lams[s] == 1.0 and s != me}
-            assert 2 in unexplained and 1 not in unexplained and 3 not in unexplained
+            assert pos.tables.model == 1 << 2, "its plays are weighed by the greedy policy"
+            assert pos.lams[2] == GREEDY_LAM and pos.lams[1] == pos.lams[3] == 0.03
             assert pos.base[K.I_GREEDY] == (1 << me) | (1 << 2)
-            assert Position(view, seed=1, lam=0.03, jit=False).base[K.I_GREEDY] == 0
+            plain = Position(view, seed=1, lam=0.03, jit=False)
+            assert plain.base[K.I_GREEDY] == 0 and plain.tables.model == 0
+            assert plain.lams[2] == 1.0, "without the greedy model its plays are not used"
             s = list(pos.base)
             for i in range(4):
                 s[K.I_HAND + i] = game.hands[i]
@@ -216,6 +219,42 @@ def test_seats_the_rules_do_not_explain_are_rolled_out_greedily() -> None:
         bot = wild if me == 2 else normal
         game.play(bot.choose(view), me)
     assert checked >= 2, checked
+
+
+def test_the_plays_of_greedy_seats_weigh_the_deals_by_the_greedy_policy() -> None:
+    """Seats that play the greedy policy are judged so, and their plays then weigh the
+    deals by it: the true deal explains every play of every seat (weight 1), deals that
+    give them other cards often do not; the compiled kernel searches as the plain one."""
+    rng = random.Random(9)
+    normal = make_bot("normal")
+    checked = lower = 0
+    for g in range(6):
+        game = Game.new(rng, RULES[g % 4], record=False)
+        for view in _turns(game, rng):
+            me = game.turn
+            s = view_state(view, K, DEFAULT_POLICY)
+            for i in range(4):
+                s[K.I_HAND + i] = game.hands[i]
+            if me == 0 and view.trick_number >= 7 and view.legal_mask & (view.legal_mask - 1):
+                pos = Position(view, seed=g, lam=0.03, greedy=True, jit=False)
+                if pos.tables.model == (1 << 2) | (1 << 3):
+                    t = pos.tables._replace(use_chain=1)
+                    w = [0] * K.STATE_SIZE
+                    true = [game.hands[i] for i in range(4)] + [0] * (K.STATE_SIZE - 4)
+                    assert K.likelihood(true, w, t) == 1.0
+                    for _ in range(5):
+                        other = list(pos.base)
+                        K.sample_hidden(other, t, list(pos.work[2]))
+                        other[0] = true[0]
+                        lower += K.likelihood(other, w, t) < 1.0
+                    kw: dict[str, Any] = dict(iterations=6, seed=g, lam=0.03, greedy=True)
+                    a = search(view, jit=False, **kw)
+                    b = search(view, jit=True, **kw)
+                    assert a.cards == b.cards and a.value == b.value
+                    checked += 1
+            card = normal.choose(view) if me < 2 else K.greedy_card(s)
+            game.play(card, me)
+    assert checked >= 5 and lower >= checked, (checked, lower)
 
 
 def test_the_game_term_ends_the_game_only_with_a_sole_leader() -> None:

@@ -829,13 +829,15 @@ def likelihood(det: Any, w: Any, t: Any) -> float:
     Row ``d < t.n_hist`` of ``t.hist`` is the public state before a past play by another
     seat (hands empty); ``t.hist_add[d]`` the cards that seat held then beyond what it holds
     now (played or lost since) and ``t.hist_card[d]`` the card it played. Each play the
-    rollout policy would not have made, given the deal, multiplies the weight by
-    ``t.lams[seat]``. ``w`` is scratch state.
+    seat's model would not have made, given the deal, multiplies the weight by
+    ``t.lams[seat]``: the greedy policy for the seats of ``t.model``, else the ``normal``
+    rules (:func:`policy`). ``w`` is scratch state.
     """
     hist = t.hist
     hist_add = t.hist_add
     hist_card = t.hist_card
     lams = t.lams
+    model = t.model
     n_hist = t.n_hist
     weight = 1.0
     for d in range(n_hist):
@@ -847,7 +849,13 @@ def likelihood(det: Any, w: Any, t: Any) -> float:
         lg = legal(w)
         if lg & (lg - 1) == 0:
             continue
-        if policy(w) != hist_card[d]:
+        if (model >> seat) & 1:
+            # the greedy policy reads which cards are left: those not played nor lost
+            w[(seat + 1) % 4] = FULL & ~(w[I_PLAYED] | w[I_LOST] | w[seat])
+            card = greedy_card(w)
+        else:
+            card = policy(w)
+        if card != hist_card[d]:
             weight *= lams[seat]
     return weight
 

@@ -3,7 +3,9 @@
 The expert runs information-set Monte Carlo by determinized sampling (PIMC, see
 :mod:`lockup.bots.kernel`). It deals the cards it has not seen to the other seats, in
 ways that agree with everything its view shows (cards played, cards lost, hand sizes,
-voids shown), weighted by how well each deal explains the other seats' plays so far.
+voids shown), weighted by how well each deal explains the other seats' plays so far
+(by the ``normal`` level's rules, or by the greedy policy below for a seat those rules
+do not explain).
 In every sampled deal it plays each legal card (cards that play the same searched once)
 and rolls the hand out: a seat whose plays this game the ``normal`` level's rules explain
 plays by those rules; every other seat, and itself, by the greedy policy
