@@ -232,6 +232,10 @@ def test_a_refusal_covers_nothing_moves_nothing_and_fades(
     page.goto("/")
     card = find_illegal_turn(page, random.Random(11))
     page.wait_for_selector(IDLE)
+    # The pointer off the hand: a legal card under it (where the last card played was)
+    # stands higher while hovered, and the click below moves the pointer away from it.
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(300)  # the hover's transition (0.15 s) ends
     hand_before = rect(page, "#hand button.card")
     n = len(frames)
     page.locator(f'#hand button.card[data-card="{card}"]').click()
