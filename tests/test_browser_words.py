@@ -67,7 +67,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         tmp_path_factory.mktemp("words") / "games.sqlite",
         None,
         *("--bot-delay", "0", "--bot-jitter", "0", "--new-games-per-address", "0"),
-        *("--hint-time", "0.2"),
+        *("--hint-time", "0.2", "--log-level", "info"),
         *("--quick-wait", str(QUICK_WAIT), "--quick-grace", str(GRACE)),
         # Each person's browser says where it is: quick play seats one person of an
         # address at a table.
@@ -161,6 +161,15 @@ def rated(page: Any, game: str) -> bool:
     games = page.request.get("/api/history").json()["games"]
     over = any(g["game"] == game and g["finished"] for g in games)
     return over and bool(page.request.get("/api/ratings/me").json()["games"])
+
+
+def explain(walk: Walk, page: Any, url: str, answer: str) -> str:
+    """What a refused request met: the answer, the room as its page sees it, and what the
+    server logged about seats and abandonment."""
+    room = page.request.get(f"/api/rooms/{room_of(url)}").text()
+    log = walk.server.log.read_text(errors="replace").splitlines()
+    said = [line for line in log if "abandon" in line or "room" in line or "ERROR" in line]
+    return "\n".join([answer, f"room: {room}", "server log:", *said[-40:]])
 
 
 def wait_until(check: Any, what: str, seconds: float = 30) -> None:
@@ -291,7 +300,7 @@ def walk_pages(walk: Walk) -> None:
     quick_game = soley.evaluate("document.body.dataset.game")
     for p in (soley, kari):
         r = p.request.post(f"/api/rooms/{room_of(quick_url)}/leave", data={})
-        assert r.ok, r.text()
+        assert r.ok, explain(walk, p, quick_url, r.text())
     # The lobby, listing a public room of Kári's.
     r = kari.request.post("/api/rooms", data={"public": True, "levels": "random"})
     assert r.ok, r.text()
