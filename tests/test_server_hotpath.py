@@ -45,7 +45,7 @@ from lockup.server.net.serve import make_config
 from lockup.server.net.transport import NetLimits
 from lockup.server.net.wsframes import FrameWriter, frame_header
 from lockup.server.protocol import SPECTATOR
-from lockup.server.session.backlog import Backlog
+from lockup.server.session.backlog import ATTENDED, Backlog
 from lockup.server.session.history import History
 from lockup.server.session.publisher import Publisher
 from lockup.server.views import Views, move_events, seat_view
@@ -147,6 +147,38 @@ def test_the_backlog_answers_as_the_history(size: int) -> None:
                     continue
                 assert (None if got is None else [f.decode() for f in got]) == want
         assert len(backlog) >= min(version, size)
+
+
+@pytest.mark.parametrize("size", [4, 16, 200])
+def test_a_watched_backlog_keeps_its_last_frames_as_they_are(size: int) -> None:
+    """While a page of the viewer is subscribed, the backlog keeps its last frames as they
+    are and compresses nothing; once the page has gone, it keeps what follows as before.
+    Any answer is the frames the page missed, or None (a ``state``), never others."""
+    frames = _frames(300)
+    rng = random.Random(size)
+    backlog = Backlog(size)
+    recent = min(ATTENDED, size)
+    attended, dropped = False, 0
+    for version, frame in enumerate(frames, 1):
+        if rng.random() < 0.05:
+            attended = not attended
+            if not attended:
+                dropped = version - 1  # the last frame the page was sent
+        blocks = len(backlog._blocks)
+        backlog.add(version, frame, attended=attended)
+        if attended:
+            assert len(backlog._blocks) <= blocks  # nothing compressed
+            assert len(backlog) <= recent + backlog.block
+        for since in range(max(0, version - size - 20), version + 1):
+            got = backlog.since(since, version)
+            if got is not None:
+                assert got == frames[since:version]
+        if version > recent:
+            assert backlog.since(version - recent, version) == frames[version - recent : version]
+        if not attended and dropped > recent and version - (dropped - recent) <= size:
+            # the page dropped with up to `recent` frames unread: it gets them all
+            since = dropped - recent
+            assert backlog.since(since, version) == frames[since:version]
 
 
 def test_the_backlog_keeps_frames_in_a_fraction_of_their_size() -> None:

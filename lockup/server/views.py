@@ -141,6 +141,15 @@ _CARD_JSON = [orjson.dumps(card_str(c)) for c in range(52)]
 _VOIDS_JSON = [orjson.dumps([SUIT_NAMES[x] for x in range(4) if (v >> x) & 1]) for v in range(16)]
 """Each 4-bit mask of suits shown lacking, as the JSON list of their names."""
 
+_EMPTY = orjson.Fragment(b"[]")
+
+
+_PLAYED_JSON = [
+    [orjson.Fragment(b'{"seat":%d,"card":%b}' % (s, _CARD_JSON[c])) for c in range(52)]
+    for s in range(4)
+]
+"""Each seat's card in a trick as its JSON object (``{"seat":1,"card":"QD"}``)."""
+
 
 def _cards_json(mask: int) -> bytes:
     """The JSON list of the cards of ``mask``, lowest first."""
@@ -193,12 +202,15 @@ class Views:
                 "turn": g.turn if playing else None,
                 "leader": g.leader if playing else None,
                 "discard_due": g.pending[0] if phase == DISCARD else None,
-                "trick": [{"seat": s, "card": card_str(c)} for s, c in g.trick] if playing else [],
+                "trick": [_PLAYED_JSON[s][c] for s, c in g.trick] if playing else [],
                 "last_trick": self._last_trick(),
                 "hand_sizes": [h.bit_count() for h in g.hands],
                 "locks": g.locks,
                 "lost": [
-                    [card_str(c) for c in g.lost_cards(s)] if lost[s] else [] for s in range(4)
+                    orjson.Fragment(b"[%b]" % b",".join([_CARD_JSON[c] for c in g.lost_cards(s)]))
+                    if lost[s]
+                    else _EMPTY
+                    for s in range(4)
                 ],
                 "tricks": g.points,
                 "times_locked": g.times_locked,

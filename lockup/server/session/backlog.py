@@ -4,11 +4,18 @@ Each viewer of a game (a person's seat, the spectators) keeps its last frames, n
 version: a page that comes back says the last version it has, and :meth:`Backlog.since`
 gives the frames after it if they are all still kept, or None when the page must start
 again from a ``state``. It answers as :class:`~.history.History` does, for frames that are
-UTF-8 JSON bytes, and holds them in a tenth of the memory: every :data:`BLOCK` frames
-are compressed together (zlib's fastest level; a frame repeats most of the one before
-it, so a block of 16 frames of about 1.1 kB each takes about 1.4 kB), and only the
-newest block is kept as it is. The frames are bytes, which the garbage collector never
-scans, in a few containers a viewer.
+UTF-8 JSON bytes.
+
+While nobody watches the viewer (no page of it subscribed), every frame matters to the
+page that comes back: the backlog keeps at least ``size`` of them in a tenth of the
+memory, every :data:`BLOCK` frames compressed together (zlib's fastest level; a frame
+repeats most of the one before it, so a block of 16 frames of about 1.1 kB each takes
+about 1.4 kB), only the newest block as it is. While a page is subscribed, it receives
+every frame as it is made: one that drops and comes back has missed only what was under
+way when it dropped, so the backlog keeps the last :data:`ATTENDED` frames as they are and
+compresses nothing (the frames before them are forgotten; a page that missed more gets a
+``state``). The frames are bytes, which the garbage collector never scans, in a few
+containers a viewer.
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ BLOCK = 16
 
 LEVEL = 1
 """zlib's level: its fastest, about 3 µs a frame."""
+
+ATTENDED = 16
+"""Frames kept, as they are, while a page of the viewer is subscribed (about 3 tricks)."""
 
 
 class Backlog:
@@ -37,18 +47,33 @@ class Backlog:
         self._open_first = 0
         self._count = 0
 
-    def add(self, version: int, frame: bytes) -> None:
-        """Keep ``frame``, the frame of ``version`` (one more than the last added)."""
+    def add(self, version: int, frame: bytes, *, attended: bool = False) -> None:
+        """Keep ``frame``, the frame of ``version`` (one more than the last added);
+        ``attended``: a page of the viewer is subscribed and is sent it."""
         if b"\n" in frame:  # JSON's whitespace between tokens: the blocks' separator
             frame = frame.replace(b"\n", b" ")
         if not self._open:
             self._open_first = version
         self._open.append(frame)
         self._count += 1
-        if len(self._open) >= self.block:
-            packed = zlib.compress(b"\n".join(self._open), LEVEL)
-            self._blocks.append((self._open_first, len(self._open), packed))
-            self._open = []
+        if attended:  # the oldest go past ATTENDED, the compressed ones first
+            keep = min(ATTENDED, self.size)
+            blocks = self._blocks
+            while blocks and self._count - blocks[0][1] >= keep:
+                self._count -= blocks.popleft()[1]
+            drop = len(self._open) - keep
+            if not blocks and drop > 0:
+                del self._open[:drop]
+                self._open_first += drop
+                self._count -= drop
+            return
+        block = self.block
+        while len(self._open) >= block:  # (more than one block after a page has gone)
+            first = self._open[:block]
+            packed = zlib.compress(b"\n".join(first), LEVEL)
+            self._blocks.append((self._open_first, block, packed))
+            del self._open[:block]
+            self._open_first += block
         while self._blocks and self._count - self._blocks[0][1] >= self.size:
             self._count -= self._blocks.popleft()[1]
 

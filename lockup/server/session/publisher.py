@@ -133,8 +133,9 @@ class Publisher:
         for seat, texts in made.frames.items():
             history = self.histories[seat]
             subs = [s for s in subscribers if s.seat == seat] if subscribers else ()
+            attended = bool(subs)
             for i, text in enumerate(texts):
-                history.add(self.version + i + 1, text)
+                history.add(self.version + i + 1, text, attended=attended)
                 for sub in subs:
                     sub.send(text)
         if moved:

@@ -6,14 +6,39 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import (
-    update,
-)
+from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Connection
 
 from .rows import ActionRow, GameRow, _now
 from .schema import actions_table, game_events_table, games_table, participants_table, players_table
 from .writer import WriteOp, _action_values, _touch
+
+# The statements of the hot operations, built once: building one with ``.values(...)`` at
+# each write cost four times what running it does (SQLAlchemy's compiled cache still
+# needs the new statement's key); these take their values as parameters.
+_INSERT_GAME = games_table.insert()
+_INSERT_PARTICIPANTS = participants_table.insert()
+_INSERT_PLAYER = players_table.insert()
+_SET_CURRENT_GAME = (
+    update(players_table)
+    .where(players_table.c.id == bindparam("player"))
+    .values(game_id=bindparam("game"))
+)
+_SET_PLAYED = (
+    update(games_table)
+    .where(games_table.c.id == bindparam("game"), games_table.c.played_at.is_(None))
+    .values(played_at=bindparam("at"))
+)
+_SET_FINISHED = (
+    update(games_table)
+    .where(games_table.c.id == bindparam("game"))
+    .values(
+        winner=bindparam("winner_"),
+        record=bindparam("record_"),
+        finished_at=bindparam("at"),
+        updated_at=bindparam("at2"),
+    )
+)
 
 
 class Ops:
@@ -30,15 +55,16 @@ class Ops:
         def op(conn: Connection) -> None:
             now = _now()
             conn.execute(
-                games_table.insert().values(
-                    id=game.id,
-                    rules=json.dumps(game.rules),
-                    players=json.dumps(game.players, ensure_ascii=False),
-                    seats=json.dumps(game.seats),
-                    created_at=now,
-                    updated_at=now,
-                    room_id=game.room_id,
-                )
+                _INSERT_GAME,
+                {
+                    "id": game.id,
+                    "rules": json.dumps(game.rules),
+                    "players": json.dumps(game.players, ensure_ascii=False),
+                    "seats": json.dumps(game.seats),
+                    "created_at": now,
+                    "updated_at": now,
+                    "room_id": game.room_id,
+                },
             )
             if values:
                 conn.execute(actions_table.insert(), values)
@@ -56,16 +82,12 @@ class Ops:
                 if who.get("kind") == "human" and who.get("player")
             ]
             if people:
-                conn.execute(participants_table.insert(), people)
+                conn.execute(_INSERT_PARTICIPANTS, people)
             for player in owners:
-                done = conn.execute(
-                    update(players_table)
-                    .where(players_table.c.id == player)
-                    .values(game_id=game.id)
-                ).rowcount
+                done = conn.execute(_SET_CURRENT_GAME, {"player": player, "game": game.id}).rowcount
                 if not done:
                     conn.execute(
-                        players_table.insert().values(id=player, game_id=game.id, created_at=_now())
+                        _INSERT_PLAYER, {"id": player, "game_id": game.id, "created_at": _now()}
                     )
 
         return op
@@ -118,11 +140,7 @@ class Ops:
         """An operation noting that a person has played a card in the game (once)."""
 
         def op(conn: Connection) -> None:
-            conn.execute(
-                update(games_table)
-                .where(games_table.c.id == game_id, games_table.c.played_at.is_(None))
-                .values(played_at=_now())
-            )
+            conn.execute(_SET_PLAYED, {"game": game_id, "at": _now()})
 
         return op
 
@@ -133,9 +151,8 @@ class Ops:
         def op(conn: Connection) -> None:
             now = _now()
             conn.execute(
-                update(games_table)
-                .where(games_table.c.id == game_id)
-                .values(winner=winner, record=record_text, finished_at=now, updated_at=now)
+                _SET_FINISHED,
+                {"game": game_id, "winner_": winner, "record_": record_text, "at": now, "at2": now},
             )
 
         return op

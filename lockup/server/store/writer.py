@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -46,11 +46,18 @@ TOUCH_EVERY = 60.0
 """Seconds between two updates of one game's ``updated_at`` by the writer."""
 
 
+_TOUCH = (
+    update(games_table)
+    .where(games_table.c.id.in_(bindparam("ids", expanding=True)))
+    .values(updated_at=bindparam("at"))
+)
+
+
 def _touch(conn: Connection, game_ids: Sequence[str]) -> None:
     """Set ``updated_at`` of these games to now."""
     now = _now()
     for ids in _chunks(game_ids):
-        conn.execute(update(games_table).where(games_table.c.id.in_(ids)).values(updated_at=now))
+        conn.execute(_TOUCH, {"ids": list(ids), "at": now})
 
 
 def _reason(e: BaseException) -> str:
