@@ -236,6 +236,37 @@ def test_alone_sees_the_countdown_then_computers(browser: Any, server: Server, s
         dee.close()
 
 
+def test_a_seat_whose_person_has_not_come_says_so(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    """Someone seated by quick play whose page has not opened the table yet is shown "on
+    the way" and counts as an open seat for the countdown; once their page opens the
+    table, they are here."""
+    eve = person(browser, server, "Eve")
+    finn = person(browser, server, "Finn")
+    try:
+        url = press(eve)
+        # Finn's seat is given over HTTP, his page still on the start page.
+        r = finn.ctx.request.post(f"{server.url}/api/quickplay", data={})
+        assert r.ok, r.text()
+        assert r.json()["room"] == room_of(url)
+        pending = "#room-seats li[data-kind=person][data-pending=true]"
+        eve.page.wait_for_selector(f"{pending} .tag.pending")
+        assert eve.page.text_content(f"{pending} .seat-name") == "Finn"
+        assert eve.page.text_content(f"{pending} .tag.pending") == "on the way"
+        text = eve.page.text_content("#quick-countdown") or ""
+        assert re.fullmatch(r"Computers take the empty seats in \d+ s", text), text
+        photo(eve.page, shots, "pending")
+        finn.page.goto(r.json()["invite"])
+        eve.page.wait_for_selector(pending, state="detached")
+        wait_names(eve, ["Eve", "Finn"])
+        assert eve.errors == [] and finn.errors == []
+    finally:
+        for p in (eve, finn):
+            p.ctx.request.post(f"{server.url}/api/rooms/{room_of(url)}/leave", data={})
+            p.close()
+
+
 # ------------------------------------------------------------------ 3: leaving before the start
 
 

@@ -234,8 +234,10 @@ def walk_pages(walk: Walk) -> None:
     soley.goto("/")
     soley.click("#btn-quick:enabled")
     soley.wait_for_url(re.compile(r"/room/[\w-]+\?invite="))
+    # Both here: neither seat still waits for its person's page (pending).
     soley.wait_for_function(
-        "() => document.querySelectorAll('#room-seats li[data-kind=person]').length === 2"
+        "() => document.querySelectorAll("
+        "'#room-seats li[data-kind=person]:not([data-pending])').length === 2"
     )
     walk.stop(soley, "quick-waiting")
 

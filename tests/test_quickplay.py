@@ -173,9 +173,14 @@ def test_the_fourth_persons_page_starts_the_game_at_once(server: Server) -> None
     answers = [seated(quick(p, f"P{i}")) for i, p in enumerate(people)]
     assert len({a["room"] for a in answers}) == 1
     assert [a["seat"] for a in answers] == [0, 1, 2, 3]
-    # Four seats given are not a full table until their pages have opened it.
+    # Four seats given are not a full table until their pages have opened it: each is
+    # pending, and the pages say so.
     assert answers[3]["starts_in"] > 0
-    assert room_of(people[0], answers[0])["status"] == "open"
+    room = room_of(people[0], answers[0])
+    assert room["status"] == "open"
+    assert [(s["kind"], s["pending"], s["connected"]) for s in room["seats"]] == [
+        ("person", True, False)
+    ] * 4
 
     async def go() -> float:
         pages = [await connect(server, p) for p in people]
@@ -184,7 +189,9 @@ def test_the_fourth_persons_page_starts_the_game_at_once(server: Server) -> None
                 await ws.send(json.dumps({"type": "hello", "room": answers[0]["room"]}))
                 await frame(ws, ("room",))
             await asyncio.sleep(0.2)
-            assert room_of(people[0], answers[0])["status"] == "open"
+            room = room_of(people[0], answers[0])
+            assert room["status"] == "open"
+            assert [s["pending"] for s in room["seats"]] == [False, False, False, True]
             opened = time.monotonic()
             await pages[3].send(json.dumps({"type": "hello", "room": answers[0]["room"]}))
             while (await frame(pages[3], ("room",)))["room"]["status"] != "playing":
@@ -199,6 +206,7 @@ def test_the_fourth_persons_page_starts_the_game_at_once(server: Server) -> None
     room = room_of(people[0], answers[0])
     assert room["status"] == "playing" and room["starts_in"] is None
     assert [s["kind"] for s in room["seats"]] == ["person"] * 4
+    assert not any(s["pending"] for s in room["seats"])
     # The fifth person opens the next table.
     fifth = seated(quick(person(server), "Fifth"))
     assert fifth["room"] != answers[0]["room"] and fifth["seat"] == 0

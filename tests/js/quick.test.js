@@ -64,6 +64,11 @@ test("who is coming, and the countdown's words", () => {
     { seat: 3, name: null, kind: "empty" },
   ];
   assert.deepEqual(coming(seats), { names: ["Ann", "Þóra"], people: 2, empty: 2 });
+  // A seat given to someone whose page has not opened the table yet is still open: a
+  // computer's at the start unless they come.
+  const waiting = [{ ...seats[0] }, { seat: 1, name: "Bob", kind: /** @type {const} */ ("person"), pending: true }, { ...seats[2] }, { ...seats[3] }];
+  assert.deepEqual(coming(waiting), { names: ["Ann", "Þóra"], people: 2, empty: 2 });
+  assert.deepEqual(coming(waiting.map((s) => ({ ...s, pending: false }))), { names: ["Ann", "Bob", "Þóra"], people: 3, empty: 1 });
   assert.deepEqual(countdownWords(2, 14), { key: "quick.countdown", n: 14 });
   assert.deepEqual(countdownWords(1, 3), { key: "quick.countdownOne", n: 3 });
   assert.deepEqual(countdownWords(3, 0), { key: "quick.starting" });
@@ -71,7 +76,7 @@ test("who is coming, and the countdown's words", () => {
 });
 
 test("every word quick play shows is in every language, with its number", () => {
-  const keys = ["btn.quick", "quick.title", "quick.status_one", "quick.status_other", "quick.countdown", "quick.countdownOne", "quick.starting", "quick.full", "quick.emptySeat", "quick.rated", "quick.joined", "quick.nameNote", "quick.go", "room.err.name-needed"];
+  const keys = ["btn.quick", "quick.title", "quick.status_one", "quick.status_other", "quick.countdown", "quick.countdownOne", "quick.starting", "quick.full", "quick.emptySeat", "quick.onTheWay", "quick.rated", "quick.joined", "quick.nameNote", "quick.go", "room.err.name-needed"];
   for (const lang of ["en", "fr", "is"]) {
     const words = JSON.parse(readFileSync(`${I18N}${lang}.json`, "utf-8"));
     for (const k of keys) assert.equal(typeof words[k], "string", `${lang}: ${k}`);

@@ -289,7 +289,9 @@ class ClockMessage(TypedDict):
 
 
 class RoomSeat(TypedDict):
-    """A seat of a room as its pages see it."""
+    """A seat of a room as its pages see it; ``pending``: a quick-play seat given to a
+    person whose page has not opened the table yet (it counts once it has, and is a
+    computer's if it has not by the start)."""
 
     seat: int
     name: str | None
@@ -298,6 +300,7 @@ class RoomSeat(TypedDict):
     kind: Literal["person", "computer", "empty"]
     connected: bool
     away: bool
+    pending: bool
 
 
 class RoomOptionsJSON(TypedDict):

@@ -133,6 +133,7 @@ class Room:
                 entry["connected"] = who.kind == "human" and self.session.connected(i)
                 entry["away"] = who.away
                 entry["takeover_in"] = self.session.takeover_in(i)
+                entry["pending"] = False
             else:
                 # Playing while the game is still being made (its first write under
                 # way): the seats nobody took are the computers'.
@@ -141,6 +142,7 @@ class Room:
                 )
                 entry["connected"] = sitter is not None and seating.present(sitter.player)
                 entry["away"] = False
+                entry["pending"] = sitter is not None and sitter.pending_until is not None
             seats.append(entry)
         out: dict[str, Any] = {
             "id": self.id,

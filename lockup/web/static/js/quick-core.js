@@ -9,6 +9,7 @@
  * @property {number} seat
  * @property {string | null} name
  * @property {"person" | "computer" | "empty"} kind
+ * @property {boolean} [pending] a person seated whose page has not opened the table yet
  */
 
 /**
@@ -75,13 +76,15 @@ export function startsAt(room, now) {
 export const secondsTo = (at, now) => Math.max(0, Math.ceil((at - now) / 1000 - 1e-9));
 
 /**
- * Who is at a waiting quick table: the people seated (names, in seat order) and how
- * many seats are still empty.
+ * Who is at a waiting quick table: the people here (names, in seat order) and how many
+ * seats are still open: empty, or given to a person whose page has not opened the table
+ * yet (pending: a computer's at the start unless they come).
  * @param {QuickSeat[]} seats
  */
 export function coming(seats) {
-  const people = seats.filter((s) => s.kind === "person");
-  return { names: people.map((s) => s.name || ""), people: people.length, empty: seats.filter((s) => s.kind === "empty").length };
+  const people = seats.filter((s) => s.kind === "person" && !s.pending);
+  const open = seats.filter((s) => s.kind === "empty" || (s.kind === "person" && s.pending));
+  return { names: people.map((s) => s.name || ""), people: people.length, empty: open.length };
 }
 
 /**

@@ -41,6 +41,7 @@ import { rematchAwaited } from "./naming.js";
  * @property {boolean} connected
  * @property {boolean} away
  * @property {number | null} [takeover_in] seconds until a computer plays for this person who left
+ * @property {boolean} [pending] a quick-play seat whose person's page has not opened the table yet
  */
 
 /**
@@ -818,6 +819,7 @@ class RoomPage {
     const now = performance.now();
     for (const s of room.seats) {
       const li = h("li", { "data-seat": String(s.seat), "data-kind": s.kind, className: s.seat === me ? "me" : "" });
+      if (s.pending) li.dataset.pending = "true";
       if (s.kind === "person") {
         const label = s.connected ? t("room.connected") : t("room.disconnected");
         li.append(h("span", { className: `presence ${s.connected ? "on" : "off"}`, role: "img", "aria-label": label, title: label }));
@@ -834,6 +836,7 @@ class RoomPage {
       if (s.seat === room.host) li.append(h("span", { className: "tag", "data-host": "true", text: t("room.host") }));
       if (s.seat === me) li.append(h("span", { className: "tag", text: t("you") }));
       if (s.away) li.append(h("span", { className: "tag away", text: t("room.awayBadge") }));
+      if (s.pending && s.seat !== me) li.append(h("span", { className: "tag pending", text: t("quick.onTheWay") }));
       const left = s.seat === me ? -1 : this.takeoverLeft(s.seat, now);
       if (left >= 0 && s.kind === "person" && !s.away) {
         li.append(h("span", { className: "tag takeover", "data-takeover": String(left), text: takeoverText(s.name || seatLabel(s.seat), left) }));

@@ -275,6 +275,7 @@
  * @property {"person" | "computer" | "empty"} kind
  * @property {boolean} connected
  * @property {boolean} away
+ * @property {boolean} [pending] a quick-play seat whose person's page has not opened the table yet
  */
 
 /**
