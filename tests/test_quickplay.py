@@ -242,7 +242,11 @@ def test_pressing_twice_answers_the_same_seat_and_changes_nothing(server: Server
     refused = asyncio.run(go())
     assert [e["code"] for e in refused] == ["not-host", "not-host"], refused
     room = room_of(ann, first)
-    assert room["status"] == "open" and room["seats"] == before["seats"]
+    # Nothing changed but what Ann's page opening the table changes: her seat counts.
+    assert [s["pending"] for s in before["seats"]] == [True, True, False, False]
+    assert [s["pending"] for s in room["seats"]] == [False, True, False, False]
+    unpend = [{**s, "pending": False} for s in room["seats"]]
+    assert room["status"] == "open" and unpend == [{**s, "pending": False} for s in before["seats"]]
 
 
 def test_leaving_before_the_start_frees_the_seat_and_the_last_closes_the_table(
