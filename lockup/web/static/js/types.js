@@ -267,7 +267,7 @@
  */
 
 /**
- * @typedef {object} RoomSeat A seat of a room as its pages see it.
+ * @typedef {object} RoomSeat A seat of a room as its pages see it; `pending`: a quick-play seat given to a person whose page has not opened the table yet (it counts once it has, and is a computer's if it has not by the start).
  * @property {number} seat
  * @property {string | null} name
  * @property {string} level
@@ -275,7 +275,7 @@
  * @property {"person" | "computer" | "empty"} kind
  * @property {boolean} connected
  * @property {boolean} away
- * @property {boolean} [pending] a quick-play seat whose person's page has not opened the table yet
+ * @property {boolean} pending
  */
 
 /**
