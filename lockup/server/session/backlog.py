@@ -34,8 +34,9 @@ ATTENDED = 16
 
 
 class Backlog:
-    """At least the last ``size`` frames of one viewer, by consecutive version (at most
-    ``size`` plus a block's)."""
+    """The last frames of one viewer, by consecutive version: at least the last ``size``
+    (at most ``size`` plus a block's) while nobody watches, the last :data:`ATTENDED` (at
+    most a block more) as frames are added with a page subscribed."""
 
     def __init__(self, size: int = 200) -> None:
         self.size = size
