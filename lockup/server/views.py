@@ -141,9 +141,6 @@ _CARD_JSON = [orjson.dumps(card_str(c)) for c in range(52)]
 _VOIDS_JSON = [orjson.dumps([SUIT_NAMES[x] for x in range(4) if (v >> x) & 1]) for v in range(16)]
 """Each 4-bit mask of suits shown lacking, as the JSON list of their names."""
 
-_EMPTY = orjson.Fragment(b"[]")
-
-
 _PLAYED_JSON = [
     [orjson.Fragment(b'{"seat":%d,"card":%b}' % (s, _CARD_JSON[c])) for c in range(52)]
     for s in range(4)
@@ -151,9 +148,14 @@ _PLAYED_JSON = [
 """Each seat's card in a trick as its JSON object (``{"seat":1,"card":"QD"}``)."""
 
 
+def _list_json(cards: Iterable[Card]) -> bytes:
+    """The JSON list of ``cards``, in their order."""
+    return b"[" + b",".join([_CARD_JSON[c] for c in cards]) + b"]"
+
+
 def _cards_json(mask: int) -> bytes:
     """The JSON list of the cards of ``mask``, lowest first."""
-    return b"[" + b",".join([_CARD_JSON[c] for c in cards_of(mask)]) + b"]"
+    return _list_json(cards_of(mask))
 
 
 class Views:
@@ -207,9 +209,7 @@ class Views:
                 "hand_sizes": [h.bit_count() for h in g.hands],
                 "locks": g.locks,
                 "lost": [
-                    orjson.Fragment(b"[%b]" % b",".join([_CARD_JSON[c] for c in g.lost_cards(s)]))
-                    if lost[s]
-                    else _EMPTY
+                    orjson.Fragment(_list_json(g.lost_cards(s) if lost[s] else ()))
                     for s in range(4)
                 ],
                 "tricks": g.points,

@@ -8,7 +8,8 @@ published: each human seat gets the event with its own
 :meth:`~lockup.engine.SeatView.to_dict` view, never another seat's hidden cards.
 
 Deals and lockup discards are drawn from the operating system's entropy (a generator
-seeded afresh for each draw, :attr:`GameService.rng`) and stored as the record; bots think in the :class:`~lockup.server.pool.BotPool`.
+seeded afresh for each draw, :attr:`GameService.rng`) and stored as the record; bots
+think in the :class:`~lockup.server.pool.BotPool`.
 :class:`GameService` finds, loads (replaying the stored record), creates and evicts
 sessions.
 

@@ -36,7 +36,7 @@ _SET_FINISHED = (
         winner=bindparam("winner_"),
         record=bindparam("record_"),
         finished_at=bindparam("at"),
-        updated_at=bindparam("at2"),
+        updated_at=bindparam("at"),
     )
 )
 
@@ -152,7 +152,7 @@ class Ops:
             now = _now()
             conn.execute(
                 _SET_FINISHED,
-                {"game": game_id, "winner_": winner, "record_": record_text, "at": now, "at2": now},
+                {"game": game_id, "winner_": winner, "record_": record_text, "at": now},
             )
 
         return op
