@@ -451,6 +451,58 @@ def test_reconnect_with_since_gets_what_was_missed(server: Server) -> None:
     asyncio.run(go())
 
 
+def test_a_page_that_stops_reading_while_another_plays_gets_the_state_and_holds_no_one_up(
+    server: Server,
+) -> None:
+    """A hostile (or stuck) page: subscribed to its seat, it never reads while another page
+    of the same person plays on; when it comes back with the version it had, it is sent
+    one ``state`` of the game as it is (it missed more than the 16 frames a watched seat
+    keeps). The other page and another person's game are served all along."""
+    p, q = Player(server), Player(server)
+    p.current()
+    q.current()
+
+    async def go() -> None:
+        async with p.connect() as stuck, p.connect() as ws, q.connect() as other:
+            await stuck.send(json.dumps({"type": "hello", "game": p.game, "since": 0}))
+            await ws.send(json.dumps({"type": "hello", "game": p.game, "since": 0}))
+            await other.send(json.dumps({"type": "hello", "game": q.game, "since": 0}))
+            _, last = await until_my_turn(ws)
+            _, theirs = await until_my_turn(other)
+            seen = last["version"]  # what the stuck page had when it stopped reading
+            for _ in range(8):  # 8 of p's cards (and the computers' after each)
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "play",
+                            "card": last["view"]["legal"][0],
+                            "version": last["version"],
+                        }
+                    )
+                )
+                _, last = await until_my_turn(ws)
+                await other.send(
+                    json.dumps(
+                        {
+                            "type": "play",
+                            "card": theirs["view"]["legal"][0],
+                            "version": theirs["version"],
+                        }
+                    )
+                )
+                _, theirs = await until_my_turn(other)
+                assert theirs["view"]["legal"] or theirs["view"]["phase"] == "over"
+            assert last["version"] - seen > 16
+        async with p.connect() as back:
+            await back.send(json.dumps({"type": "hello", "game": p.game, "since": seen}))
+            got = await drain(back)
+        # It was subscribed all along: past the 16 frames a watched seat keeps, the state.
+        assert [f["type"] for f in got] == ["state"], got
+        assert got[0]["version"] == last["version"] and got[0]["view"] == last["view"]
+
+    asyncio.run(go())
+
+
 def test_a_failed_commit_acknowledges_nothing_and_the_stored_game_wins(server: Server) -> None:
     p = Player(server)
     p.current()
