@@ -331,6 +331,35 @@ def test_computer_cards_are_paced_by_the_speed_setting(browser: Any, server: Ser
     ctx.close()
 
 
+def test_a_language_picked_while_the_page_loads_its_words_is_kept(
+    browser: Any, server: Server
+) -> None:
+    """A person who picks French before the page has wired its choice (its words are still
+    on the way) gets French when they come, and keeps it."""
+    ctx = browser.new_context(base_url=server.url, locale="en-US")
+    page = ctx.new_page()
+    held: list[Any] = []
+    page.route("**/static/i18n/en.json", lambda route: held.append(route))
+    page.goto("/rules")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page never asked for its words"
+    page.locator("#lang-choice").select_option("fr")
+    assert page.locator("html").get_attribute("lang") != "fr"
+    for route in held:
+        route.continue_()
+    page.unroute("**/static/i18n/en.json")
+    page.wait_for_selector("html[lang='fr']")
+    page.wait_for_selector("article[data-lang='fr'] h1:visible")
+    assert page.locator("article[data-lang='en']").is_hidden()
+    assert page.locator("#lang-choice").input_value() == "fr"
+    page.reload()
+    page.wait_for_selector("article[data-lang='fr'] h1:visible")
+    ctx.close()
+
+
 def test_rules_and_help_pages_in_english_and_french(browser: Any, server: Server) -> None:
     ctx = browser.new_context(base_url=server.url, locale="en-US")
     page = ctx.new_page()

@@ -64,13 +64,27 @@ export function queryLanguage() {
   return q && LANGS.includes(q) ? q : null;
 }
 
+// A language picked while the page is still loading its words, before its choice is wired,
+// is kept here and honoured when the choice is wired.
+/** @type {string | null} */
+let earlyPick = null;
+globalThis.document?.addEventListener?.("change", (e) => {
+  const t = /** @type {HTMLElement} */ (e.target);
+  if (t instanceof HTMLSelectElement && t.classList.contains("lang-choice") && !t.dataset.wired) earlyPick = t.value;
+});
+
 /**
  * Wire a language choice (a <select class="lang-choice">): it offers every language, each
  * named in its own language, shows the current one, and calls onPick with the one chosen.
+ * A language picked before this ran (while the page loaded) is picked now.
  * @param {HTMLSelectElement} select
  * @param {(lang: string) => unknown} onPick
  */
 export function bindLanguageChoice(select, onPick) {
+  const markup = [...select.options].find((o) => o.defaultSelected) ?? select.options[0];
+  const early = earlyPick ?? (markup && select.value !== markup.value ? select.value : null);
+  earlyPick = null;
+  select.dataset.wired = "1";
   select.replaceChildren(
     ...LANGS.map((l) => {
       const o = document.createElement("option");
@@ -82,6 +96,10 @@ export function bindLanguageChoice(select, onPick) {
   );
   select.value = current;
   select.addEventListener("change", () => onPick(select.value));
+  if (early && early !== current && LANGS.includes(early)) {
+    select.value = early;
+    onPick(early);
+  }
 }
 
 /** Show the current language in every language choice of the page. */
