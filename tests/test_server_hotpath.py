@@ -311,7 +311,11 @@ def _play(url: str) -> dict[str, Any]:
                 assert isinstance(raw, str)
                 msg = json.loads(raw)
                 if msg["type"] == "error":  # a card on a version a trick's end moved past
-                    assert msg["code"] == "stale", msg
+                    # (or, a script being faster than a person, too many messages a second:
+                    # it waits as the page does, then asks again)
+                    assert msg["code"] in ("stale", "rate-limited"), msg
+                    if msg["code"] == "rate-limited":
+                        await asyncio.sleep(float(msg["params"]["retry_after"]))
                     stale += 1
                     waiting = None
                     await ws.send(json.dumps({"type": "hello", "game": game, "since": 0}))
