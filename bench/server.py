@@ -532,6 +532,14 @@ def main() -> int:
         print(f"NOT COMPARABLE: players failed (this {failed[0]}, peer {failed[1]})")
     print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
     print(f"ack p99 ratio (this/peer): {statistics.median(p99) / statistics.median(peer_p99):.2f}")
+    cpu = [u.per_game(s.games)["server"] for s, _, u, _ in ours if s.games]
+    peer_cpu = [u.per_game(s.games)["server"] for s, _, u, _ in theirs if s.games]
+    if cpu and peer_cpu:
+        print(
+            f"server CPU a game, median: this {1000 * statistics.median(cpu):.1f} ms, "
+            f"peer {1000 * statistics.median(peer_cpu):.1f} ms, "
+            f"ratio {statistics.median(cpu) / statistics.median(peer_cpu):.2f}"
+        )
     return 0
 
 
