@@ -231,6 +231,22 @@ def running(p: Person) -> list[int] | None:
     return None
 
 
+def over_ranks_last(page: Any, seat: int) -> None:
+    """The page's game-over window lists ``seat`` 4th of 4, marked as having left the game,
+    and nobody else so marked."""
+    if page.locator("#dlg-summary[open]").count():
+        page.locator("#dlg-summary button.continue").click()
+    page.wait_for_selector("#dlg-over[open] ol.final li[data-left]", timeout=30_000)
+    items = page.locator("#dlg-over ol.final li")
+    assert items.count() == 4
+    last = items.nth(3)
+    assert last.get_attribute("data-seat") == str(seat)
+    assert last.get_attribute("data-place") == "4"
+    assert (last.locator(".left").text_content() or "") == "left the game"
+    assert page.locator("#dlg-over ol.final li[data-left]").count() == 1
+    assert page.locator("#dlg-over ol.final li[data-place='1']").count() >= 1
+
+
 def test_a_leaver_is_ranked_last(browser: Any, tmp_path: Path, shots: Path) -> None:
     """Ann and Bo, two accounts at addresses and in browsers of their own, at a rated
     room (target 10, random computers, no turn clock). Both play until Bo is ahead of
@@ -287,6 +303,13 @@ def test_a_leaver_is_ranked_last(browser: Any, tmp_path: Path, shots: Path) -> N
         ann.page.wait_for_selector(f"#room-seats li[data-seat='{left_seat}'][data-kind='computer']")
         # Ann plays the game to its end.
         play([ann], rng, timeout=45)
+        # Both game-over windows (Bo's page watches) rank Bo last, as the ratings do, and
+        # say he left; so does Ann's page opened again after the game.
+        for p in (ann, bo):
+            over_ranks_last(p.page, left_seat)
+        photo(ann.page, shots, "leaver-over")
+        ann.page.reload()
+        over_ranks_last(ann.page, left_seat)
 
         # Rated in the background: each asks what the game did to their rating.
         told: dict[str, Any] = {}

@@ -264,6 +264,13 @@ def test_leaving_a_quick_table_s_game_abandons_it(tmp_path: Path) -> None:
         assert [m["event"] for m in seen if is_event("abandon")(m)] == [
             {"kind": "abandon", "seat": seat, "why": "left"}
         ]
+        # The room's frames say who left the game (its game-over window ranks them last):
+        # nobody before the abandonment, the seat from it to the game's end.
+        at = next(i for i, m in enumerate(seen) if is_event("abandon")(m))
+        rooms = [(i, m["room"]) for i, m in enumerate(seen) if m["type"] == "room"]
+        assert all(r["left"] == [] for i, r in rooms if i < at)
+        after = [r for i, r in rooms if i > at and r["status"] != "closed"]
+        assert after and all(r["left"] == [seat] for r in after), after
         # The game went on to its end with the computer in the seat (rated all the same:
         # the person is in its participants), and the table nobody is left at closed.
         game = game_of(server, room)

@@ -899,7 +899,8 @@ def test_an_existing_database_file_upgrades_to_ratings(tmp_path: Path) -> None:
 
 
 def test_abandon_events_are_read_from_the_game(tmp_path: Path) -> None:
-    """The plan reads abandonment from the game's stored events (kind ``abandon``)."""
+    """The plan reads abandonment from the game's stored events (kind ``abandon``), and so
+    does a game loaded again (a restarted server's room still ranks the seat last)."""
 
     async def go(store: Store) -> None:
         await _store_game(store, "g", {0: "p-ann", 1: "p-bo"}, seed=14, room="r", abandon={1})
@@ -909,5 +910,10 @@ def test_abandon_events_are_read_from_the_game(tmp_path: Path) -> None:
             plan = read_plan(conn, "g", "normal")
         assert kinds == ["abandon"]
         assert isinstance(plan, Plan) and plan.last == [False, True, False, False]
+        loaded = await store.load("g")
+        assert loaded is not None and loaded[0].abandoned == (1,)
+        await _store_game(store, "h", {0: "p-ann", 1: "p-bo"}, seed=15, room="r")
+        other = await store.load("h")
+        assert other is not None and other[0].abandoned == ()
 
     _run(f"sqlite:///{tmp_path / 'events.sqlite'}", go)

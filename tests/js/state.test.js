@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createState, gameLocks, shownTrick, standings, trickKey, canAct } from "../../lockup/web/static/js/state.js";
+import { createState, gameLocks, leftSeats, shownTrick, standings, trickKey, canAct } from "../../lockup/web/static/js/state.js";
 
 const view = (extra = {}) => ({
   phase: "play",
@@ -33,6 +33,51 @@ test("equal totals share a place; the winner is listed first", () => {
     standings([20, 9, 9, 9], 0).map((x) => x.place),
     [1, 2, 2, 2],
   );
+});
+
+test("a person who abandoned the game ranks last whatever the points, as the ratings rank them", () => {
+  // Seat 1 left with 15; the others are placed among themselves, then seat 1.
+  assert.deepEqual(
+    standings([12, 15, 20, 7], 2, [1]).map((x) => [x.seat, x.place, x.left]),
+    [
+      [2, 1, false],
+      [0, 2, false],
+      [3, 3, false],
+      [1, 4, true],
+    ],
+  );
+  // The seat that left won on points (the computer played it on): still last.
+  assert.deepEqual(
+    standings([20, 9, 9, 3], 0, [0]).map((x) => [x.seat, x.place]),
+    [
+      [1, 1],
+      [2, 1],
+      [3, 3],
+      [0, 4],
+    ],
+  );
+  // Two left: they share the last places by their points.
+  assert.deepEqual(
+    standings([20, 9, 9, 3], 0, [1, 2]).map((x) => [x.seat, x.place]),
+    [
+      [0, 1],
+      [3, 2],
+      [1, 3],
+      [2, 3],
+    ],
+  );
+  // Nobody left: the same as before.
+  assert.deepEqual(standings([12, 20, 7, 7], 1, []), standings([12, 20, 7, 7], 1));
+});
+
+test("the seats that left count only for the game they left", () => {
+  const s = createState();
+  s.game = "g1";
+  assert.deepEqual(leftSeats(s), []);
+  s.left = { game: "g1", seats: [3] };
+  assert.deepEqual(leftSeats(s), [3]);
+  s.game = "g2";
+  assert.deepEqual(leftSeats(s), []);
 });
 
 test("the trick counter shows the completed trick while it is still on the table", () => {

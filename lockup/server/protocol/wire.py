@@ -333,6 +333,9 @@ class RoomSnapshot(TypedDict):
     starts_in: float | None
     """A quick-play table still open: seconds until its game starts, as of the moment
     the snapshot was sent; null otherwise."""
+    left: list[int]
+    """The seats of the room's game (under way, or the one just over) whose person
+    abandoned it: a computer played them on, and they rank last in it."""
     invite: NotRequired[str]
     watch: NotRequired[str]
 

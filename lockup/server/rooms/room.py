@@ -112,6 +112,14 @@ class Room:
         session = self.session
         return self.status == PLAYING and session is not None and session.id == self.game_id
 
+    def _left(self) -> list[int]:
+        """The seats of the room's game, under way or just over, whose person abandoned
+        it (they rank last in it)."""
+        session = self.session
+        if session is None or session.id != self.game_id:
+            return []
+        return sorted(session.abandoned_seats)
+
     def snapshot(self, viewer: str | None) -> dict[str, Any]:
         """The room as ``viewer`` (a player token) may see it: links only for people
         seated, nobody's token."""
@@ -156,6 +164,7 @@ class Room:
             "rematch": sorted(seating.rematch),
             "rematch_waiting": seating.awaited(loop_time()),
             "starts_in": _rounded(seating.starts_in(time.time())),
+            "left": self._left(),
         }
         if you is not None:
             out["invite"] = self.invite

@@ -147,6 +147,9 @@ class GameSession:
         self.on_abandon: Callable[[GameSession, str], None] | None = None
         """Told the player token of a person who abandoned their seat (the room frees it)."""
         self.room_id: str | None = None
+        self.abandoned_seats: set[int] = set()
+        """The seats whose person abandoned the game: a computer plays them for good, and
+        they rank last (docs/ratings.md)."""
         self.lease: Lease | None = None
         """This process's lease on the game (several processes, see
         :mod:`lockup.server.cluster.leases`): every write is made under it."""
@@ -603,6 +606,7 @@ class GameSession:
         # them), then watch.
         self.publisher.publish([note_event("abandon", seat, data)], moved=False)
         self.seats = seats
+        self.abandoned_seats.add(seat)
         self._hand_over(seat)
         log.info("game %s: the person at seat %d abandoned it (%s)", self.id, seat, why)
         return who.player

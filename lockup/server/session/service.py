@@ -256,6 +256,7 @@ class GameService:
         s = GameSession(self, header.id, game, header.players, seats, version, len(actions))
         s.lease = lease
         s.room_id = header.room_id
+        s.abandoned_seats = set(header.abandoned)
         s.stable_since = actions[-2].version + 1 if len(actions) > 1 else min(version, 1)
         humans = set(s.human_seats())
         s.played = any(a.kind == "play" and a.seat in humans for a in actions)

@@ -94,6 +94,12 @@ class Queries(StoreBase):
                         game_events_table.c.game_id == game_id
                     )
                 ).scalar_one()
+                abandoned = conn.execute(
+                    select(game_events_table.c.seat).where(
+                        game_events_table.c.game_id == game_id,
+                        game_events_table.c.kind == "abandon",
+                    )
+                ).all()
             header = GameRow(
                 id=g.id,
                 rules=json.loads(g.rules),
@@ -102,6 +108,7 @@ class Queries(StoreBase):
                 winner=g.winner,
                 room_id=g.room_id,
                 events_version=int(events_version or 0),
+                abandoned=tuple(sorted({int(r.seat) for r in abandoned if r.seat is not None})),
             )
             return header, [
                 ActionRow(r.seq, r.kind, r.seat, r.data, r.version, r.actor) for r in rows

@@ -77,6 +77,8 @@ class GameRow:
     room_id: str | None = None
     events_version: int = 0
     """The version of the game's last stored event that is not a move (0: none)."""
+    abandoned: tuple[int, ...] = ()
+    """The seats whose person abandoned the game (an ``abandon`` event at the seat)."""
 
 
 def record_of(game: GameRow, actions: Sequence[ActionRow]) -> dict[str, Any]:

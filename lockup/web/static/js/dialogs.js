@@ -4,7 +4,7 @@
 
 import { ordinal, readPref, t, writePref } from "./i18n.js";
 import { $, lostHTML } from "./render.js";
-import { S, standings } from "./state.js";
+import { S, leftSeats, standings } from "./state.js";
 import { esc, nameOf } from "./text.js";
 import { reducedMotion } from "./anim.js";
 
@@ -106,24 +106,48 @@ export function openOver(winner) {
   const v = S.view;
   if (!v) return;
   const d = $("#dlg-over");
-  /** @type {HTMLElement} */ (d.querySelector("h2")).textContent =
-    winner === S.seat ? t("over.youWon") : t("over.won", { name: nameOf(S, winner) });
-  /** @type {HTMLElement} */ (d.querySelector(".body")).innerHTML = `<ol class="final">${standings(v.totals, winner)
-    .map(
-      (x) =>
-        `<li class="${x.seat === winner ? "winner" : ""}" data-place="${x.place}"><span class="place">${esc(ordinal(x.place))}</span> <span class="who">${esc(
-          nameOf(S, x.seat),
-        )}</span> <b>${x.total}</b></li>`,
-    )
-    .join("")}</ol>`;
+  fillOver(winner);
   const a = /** @type {HTMLAnchorElement} */ (d.querySelector("a.download"));
   a.href = `/api/games/${encodeURIComponent(S.game || "")}/record`;
   a.setAttribute("download", `lockup-${S.game}.json`);
   setReviewLink(d);
-  d.classList.toggle("you-won", winner === S.seat);
-  confetti(/** @type {HTMLElement} */ (d.querySelector(".confetti")), winner === S.seat);
+  const won = winner === S.seat && !leftSeats(S).includes(winner);
+  d.classList.toggle("you-won", won);
+  confetti(/** @type {HTMLElement} */ (d.querySelector(".confetti")), won);
   if (!(/** @type {HTMLDialogElement} */ ($("#dlg-summary")).open)) openDialog("#dlg-over");
   else S.overPending = winner;
+}
+
+/**
+ * The game-over window's heading and final table. A seat whose person abandoned the game
+ * ranks last, marked as left; if that seat won, the computer that played it on won.
+ * @param {number} winner
+ */
+function fillOver(winner) {
+  const v = S.view;
+  if (!v) return;
+  const d = $("#dlg-over");
+  const left = leftSeats(S);
+  let heading;
+  if (left.includes(winner)) heading = winner === S.seat ? t("over.wonLeftYou") : t("over.wonLeft", { name: nameOf(S, winner) });
+  else heading = winner === S.seat ? t("over.youWon") : t("over.won", { name: nameOf(S, winner) });
+  /** @type {HTMLElement} */ (d.querySelector("h2")).textContent = heading;
+  /** @type {HTMLElement} */ (d.querySelector(".body")).innerHTML = `<ol class="final">${standings(v.totals, winner, left)
+    .map(
+      (x) =>
+        `<li class="${x.seat === winner && !x.left ? "winner" : ""}" data-seat="${x.seat}" data-place="${x.place}"${x.left ? ' data-left="true"' : ""}><span class="place">${esc(
+          ordinal(x.place),
+        )}</span> <span class="who">${esc(nameOf(S, x.seat))}</span>${
+          x.left ? ` <span class="badge left">${esc(t("over.left"))}</span>` : ""
+        } <b>${x.total}</b></li>`,
+    )
+    .join("")}</ol>`;
+}
+
+/** The seats that abandoned the game changed (a room's frame, an ``abandon`` event): an
+ * open game-over window ranks them again. */
+export function refreshOver() {
+  if (/** @type {HTMLDialogElement} */ ($("#dlg-over")).open && S.view && S.view.winner != null) fillOver(S.view.winner);
 }
 
 /** The winner's moment: a burst of paper (none with reduced motion). @param {HTMLElement} box @param {boolean} big */

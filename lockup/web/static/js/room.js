@@ -8,7 +8,7 @@
 // Everything a person typed (names, chat) is put on the page with textContent only.
 
 import { t, translateDom } from "./i18n.js";
-import { closeDialog, openDialog } from "./dialogs.js";
+import { closeDialog, openDialog, refreshOver } from "./dialogs.js";
 import { S, posOf } from "./state.js";
 import { reactionIcon } from "./reaction-icons.js";
 import { REACTIONS, TIMERS, GRACES, MAX_CHAT, MAX_NAME, abandonWords, chatText, clockOf, endsClock, freeSeats, parseRoomLink, roomOptions, secondsLeft } from "./room-core.js";
@@ -59,6 +59,7 @@ import { rematchAwaited } from "./naming.js";
  * @property {string} [invite]
  * @property {string} [watch]
  * @property {number | null} [starts_in] seconds until a quick table starts, as the frame was sent
+ * @property {number[]} [left] the seats of the room's game whose person abandoned it
  */
 
 /**
@@ -208,6 +209,7 @@ class RoomPage {
     let room = r.data;
     if (room.status === "closed") {
       this.room = room;
+      this.keepLeft(room);
       this.closed();
       return "stop";
     }
@@ -241,6 +243,7 @@ class RoomPage {
       if (again.ok) room = again.data;
     }
     this.room = room;
+    this.keepLeft(room);
     this.setQuickClock(room);
     if (typeof room.you === "number") S.seat = room.you;
     if (typeof room.you === "number" && room.seats[room.you]?.away) this.wasAway = true;
@@ -362,11 +365,24 @@ class RoomPage {
     return this.wasAway || (you != null && !!room && !!room.seats[you]?.away);
   }
 
+  /**
+   * The seats of the room's game whose person abandoned it, as its frame says: an open
+   * game-over window ranks them last.
+   * @param {Room} room
+   */
+  keepLeft(room) {
+    const seats = Array.isArray(room.left) ? room.left.filter((x) => Number.isInteger(x)) : [];
+    if (room.game === S.left.game && seats.join() === S.left.seats.join()) return;
+    S.left = { game: room.game, seats };
+    refreshOver();
+  }
+
   /** @param {Room} room */
   onRoom(room) {
     const api = /** @type {RoomApi} */ (this.api);
     const before = this.room;
     this.room = room;
+    this.keepLeft(room);
     this.setQuickClock(room);
     const you = typeof room.you === "number" ? room.you : null;
     if (room.status === "closed") {
@@ -474,6 +490,11 @@ class RoomPage {
         api.announce(t("room.replaced", { name: name(ev.seat) }));
         return;
       case "abandon": {
+        const had = S.left.game === S.game ? S.left.seats : [];
+        if (!had.includes(ev.seat)) {
+          S.left = { game: S.game, seats: [...had, ev.seat].sort() };
+          refreshOver();
+        }
         const mine = ev.seat === S.seat && !this.spectator;
         const rated = !!(this.room && this.room.options && this.room.options.rated);
         const w = abandonWords(ev, mine, S.players[ev.seat] || seatLabel(ev.seat), rated);

@@ -46,6 +46,8 @@ export const FALLBACK_OPTIONS = /** @type {Options} */ ({
  * @property {{card: string, key: string, offline: boolean} | null} queued a card chosen before the table was ready
  * @property {HandSummary | null} summary the hand summary open (or to reopen after a reload)
  * @property {number | null} overPending
+ * @property {{game: string | null, seats: number[]}} left the seats of a room's game whose person
+ *   abandoned it (they rank last in it)
  * @property {string} speed
  * @property {boolean} fourColour
  * @property {boolean} sound
@@ -81,6 +83,7 @@ export function createState() {
     queued: null,
     summary: null,
     overPending: null,
+    left: { game: null, seats: [] },
     speed: "normal",
     fourColour: false,
     sound: false,
@@ -94,6 +97,9 @@ export function createState() {
     byComputer: new Set(),
   };
 }
+
+/** The seats of the game on screen whose person abandoned it. @param {PageState} s */
+export const leftSeats = (s) => (s.left.game != null && s.left.game === s.game ? s.left.seats : []);
 
 /** The one state of the page. */
 export const S = createState();
@@ -159,16 +165,24 @@ export function gameLocks(v) {
 }
 
 /**
- * Places for the final table: equal totals share a place (1, 2, 2, 4), the winner first.
+ * Places for the final table: equal totals share a place (1, 2, 2, 4), the winner first;
+ * a seat whose person abandoned the game (``left``) ranks after every other, whatever its
+ * points, as the ratings rank it (docs/ratings.md).
  * @param {number[]} totals
  * @param {number | null} winner
- * @returns {{seat: number, total: number, place: number}[]}
+ * @param {number[]} [left]
+ * @returns {{seat: number, total: number, place: number, left: boolean}[]}
  */
-export function standings(totals, winner) {
-  const order = [0, 1, 2, 3].sort((a, b) => totals[b] - totals[a] || (b === winner ? 1 : 0) - (a === winner ? 1 : 0));
+export function standings(totals, winner, left = []) {
+  const gone = (/** @type {number} */ s) => (left.includes(s) ? 1 : 0);
+  const ahead = (/** @type {number} */ a, /** @type {number} */ b) => gone(a) < gone(b) || (gone(a) === gone(b) && totals[a] > totals[b]);
+  const order = [0, 1, 2, 3].sort(
+    (a, b) => gone(a) - gone(b) || totals[b] - totals[a] || (b === winner ? 1 : 0) - (a === winner ? 1 : 0),
+  );
   return order.map((seat) => ({
     seat,
     total: totals[seat],
-    place: 1 + order.filter((o) => totals[o] > totals[seat]).length,
+    place: 1 + order.filter((o) => ahead(o, seat)).length,
+    left: gone(seat) === 1,
   }));
 }

@@ -304,6 +304,7 @@
  * @property {number[]} rematch
  * @property {number[]} rematch_waiting
  * @property {number | null} starts_in A quick-play table still open: seconds until its game starts, as of the moment the snapshot was sent; null otherwise.
+ * @property {number[]} left The seats of the room's game (under way, or the one just over) whose person abandoned it: a computer played them on, and they rank last in it.
  * @property {string} [invite]
  * @property {string} [watch]
  */
