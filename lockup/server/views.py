@@ -20,7 +20,7 @@ from typing import cast
 import orjson
 
 from ..cards import SUIT_NAMES, Card, card_str, cards_of
-from ..engine import DISCARD, PLAY, Game, Trick
+from ..engine import DISCARD, PLAY, Game, Phase, Trick
 from .protocol import (
     SPECTATOR,
     DealEvent,
@@ -141,9 +141,27 @@ _CARD_JSON = [orjson.dumps(card_str(c)) for c in range(52)]
 _VOIDS_JSON = [orjson.dumps([SUIT_NAMES[x] for x in range(4) if (v >> x) & 1]) for v in range(16)]
 """Each 4-bit mask of suits shown lacking, as the JSON list of their names."""
 
-_PLAYED_JSON = [
-    [orjson.Fragment(b'{"seat":%d,"card":%b}' % (s, _CARD_JSON[c])) for c in range(52)]
-    for s in range(4)
+_PUBLIC = (
+    b'"phase":%b,"trick_number":%d,"turn":%b,"leader":%b,"discard_due":%b,"trick":[%b],'
+    b'"hand_sizes":[%d,%d,%d,%d],"voids":[%b,%b,%b,%b],"lost":%b,%b'
+)
+"""The members of a public view that change at every move, then the lost cards and the
+members that change only between tricks (:meth:`Views.public`)."""
+
+_PHASE_JSON = {phase: orjson.dumps(phase.value) for phase in Phase}
+"""Each phase's JSON text."""
+
+
+def _int_json(n: int | None) -> bytes:
+    """An int, or null, as JSON text."""
+    return b"null" if n is None else b"%d" % n
+
+
+_NO_LOST = b"[[],[],[],[]]"
+"""The ``lost`` of a hand in which nobody has lost a card yet."""
+
+_PLAYED_BYTES = [
+    [b'{"seat":%d,"card":%b}' % (s, _CARD_JSON[c]) for c in range(52)] for s in range(4)
 ]
 """Each seat's card in a trick as its JSON object (``{"seat":1,"card":"QD"}``)."""
 
@@ -162,25 +180,49 @@ class Views:
     """The views of one game as JSON text (UTF-8 bytes), each equal to :func:`seat_view`'s.
 
     :meth:`public` encodes what everyone sees of the game now, once for all the viewers of
-    a move; :meth:`of` adds a viewer's own part to it. The rules, the last trick and the
-    summaries of the finished hands are kept encoded until they change."""
+    a move; :meth:`of` adds a viewer's own part to it. What changes only when a trick or a
+    hand ends (the scores, the locks, the last trick, the rules and the summaries), the
+    lost cards and each list of cards are kept encoded, keyed by what they show, until it
+    changes."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self._rules = orjson.Fragment(orjson.dumps(game.rules.to_dict()))
-        self._last: tuple[int, int, orjson.Fragment] = (-2, -1, orjson.Fragment(b"null"))
+        self._rules = orjson.dumps(game.rules.to_dict())
+        self._between: tuple[tuple[int, int, int], bytes] = ((-1, -1, -1), b"")
+        self._lost: tuple[tuple[int, ...], bytes] = ((0, 0, 0, 0), _NO_LOST)
         self._summaries: tuple[int, orjson.Fragment] = (0, orjson.Fragment(b"[]"))
+        self._cards: dict[int, bytes] = {}
 
-    def _last_trick(self) -> orjson.Fragment:
+    def _between_tricks(self) -> bytes:
+        """The members that change only when a trick or a hand ends, as JSON text
+        without braces, kept until one of them changes."""
         g = self.game
         tricks = g.tricks
-        hand, count, text = self._last
-        if hand != g.hand_number or count != len(tricks):
-            text = orjson.Fragment(orjson.dumps(_last_trick(tricks[-1]) if tricks else None))
-            self._last = (g.hand_number, len(tricks), text)
+        # The engine changes them only as a trick ends (an empty one too) or a hand is
+        # dealt or ends, each of which adds a trick, a hand or a summary.
+        key = (g.hand_number, len(tricks), len(g.summaries))
+        known, text = self._between
+        if key != known:
+            text = orjson.dumps(
+                {
+                    "hand_number": g.hand_number,
+                    "dealer": g.dealer,
+                    "last_trick": _last_trick(tricks[-1]) if tricks else None,
+                    "locks": g.locks,
+                    "tricks": g.points,
+                    "times_locked": g.times_locked,
+                    "tricks_sat_out": g.sat_out,
+                    "totals": g.totals,
+                    "summaries": self._summaries_json(),
+                    "winner": g.winner,
+                }
+            )[1:-1]
+            text = b'"rules":%b,%b' % (self._rules, text)
+            self._between = (key, text)
         return text
 
     def _summaries_json(self) -> orjson.Fragment:
+        """The finished hands' summaries, kept until another hand ends."""
         summaries = self.game.summaries
         count, text = self._summaries
         if count != len(summaries):
@@ -188,40 +230,52 @@ class Views:
             self._summaries = (len(summaries), text)
         return text
 
+    def _lost_json(self) -> bytes:
+        """The ``lost`` member's value: each seat's lost cards in the order they were lost,
+        kept until another is lost."""
+        g = self.game
+        key = tuple(g.lost)
+        known, text = self._lost
+        if key != known:
+            text = b"[" + b",".join([_list_json(g.lost_cards(s)) for s in range(4)]) + b"]"
+            self._lost = (key, text)
+        return text
+
+    def _list(self, mask: int) -> bytes:
+        """The JSON list of the cards of ``mask``, lowest first (kept: a hand, or the
+        cards legal in it, is shown at every move until it changes)."""
+        text = self._cards.get(mask)
+        if text is None:
+            if len(self._cards) >= 64:
+                self._cards.clear()
+            text = self._cards[mask] = _cards_json(mask)
+        return text
+
     def public(self) -> bytes:
         """The members of :func:`public_view` now, as JSON text without its braces."""
         g = self.game
         phase = g.phase
         playing = phase == PLAY
-        lost = g.lost
-        out = orjson.dumps(
-            {
-                "rules": self._rules,
-                "phase": phase.value,
-                "hand_number": g.hand_number,
-                "dealer": g.dealer,
-                "trick_number": g.trick_number,
-                "turn": g.turn if playing else None,
-                "leader": g.leader if playing else None,
-                "discard_due": g.pending[0] if phase == DISCARD else None,
-                "trick": [_PLAYED_JSON[s][c] for s, c in g.trick] if playing else [],
-                "last_trick": self._last_trick(),
-                "hand_sizes": [h.bit_count() for h in g.hands],
-                "locks": g.locks,
-                "lost": [
-                    orjson.Fragment(_list_json(g.lost_cards(s) if lost[s] else ()))
-                    for s in range(4)
-                ],
-                "tricks": g.points,
-                "times_locked": g.times_locked,
-                "tricks_sat_out": g.sat_out,
-                "totals": g.totals,
-                "summaries": self._summaries_json(),
-                "winner": g.winner,
-                "voids": [orjson.Fragment(_VOIDS_JSON[v]) for v in g.voids],
-            }
+        h = g.hands
+        v = g.voids
+        return _PUBLIC % (
+            _PHASE_JSON[phase],
+            g.trick_number,
+            _int_json(g.turn) if playing else b"null",
+            _int_json(g.leader) if playing else b"null",
+            _int_json(g.pending[0]) if phase == DISCARD else b"null",
+            b",".join([_PLAYED_BYTES[s][c] for s, c in g.trick]) if playing else b"",
+            h[0].bit_count(),
+            h[1].bit_count(),
+            h[2].bit_count(),
+            h[3].bit_count(),
+            _VOIDS_JSON[v[0]],
+            _VOIDS_JSON[v[1]],
+            _VOIDS_JSON[v[2]],
+            _VOIDS_JSON[v[3]],
+            self._lost_json(),
+            self._between_tricks(),
         )
-        return out[1:-1]
 
     def of(self, viewer: int, public: bytes) -> bytes:
         """The view of ``viewer`` (a seat, or :data:`SPECTATOR`) as JSON text, from
@@ -229,8 +283,8 @@ class Views:
         if viewer == SPECTATOR:
             return b'{"seat":null,%b,"hand":[],"legal":[]}' % public
         g = self.game
-        hand = _cards_json(g.hands[viewer])
-        legal = _cards_json(g.legal_mask(viewer))
+        hand = self._list(g.hands[viewer])
+        legal = self._list(g.legal_mask(viewer))
         return b'{"seat":%d,%b,"hand":%b,"legal":%b}' % (viewer, public, hand, legal)
 
     def of_all(self, viewers: Iterable[int]) -> dict[int, bytes]:
