@@ -532,15 +532,32 @@ def main() -> int:
         print(f"NOT COMPARABLE: players failed (this {failed[0]}, peer {failed[1]})")
     print(f"games/s ratio (this/peer): {statistics.median(gps) / statistics.median(peer_gps):.2f}")
     print(f"ack p99 ratio (this/peer): {statistics.median(p99) / statistics.median(peer_p99):.2f}")
-    cpu = [u.per_game(s.games)["server"] for s, _, u, _ in ours if s.games]
-    peer_cpu = [u.per_game(s.games)["server"] for s, _, u, _ in theirs if s.games]
+    cpu = [u.per_game(s.games)["server"] for s, _, u, _ in ours if s.games and u is not None]
+    peer_cpu = [u.per_game(s.games)["server"] for s, _, u, _ in theirs if s.games and u is not None]
     if cpu and peer_cpu:
         print(
             f"server CPU a game, median: this {1000 * statistics.median(cpu):.1f} ms, "
             f"peer {1000 * statistics.median(peer_cpu):.1f} ms, "
             f"ratio {statistics.median(cpu) / statistics.median(peer_cpu):.2f}"
         )
+    # The simulated players do the same work a game against either server, so their CPU a
+    # game measures how fast the machine ran during that run (a shared machine's speed
+    # drifts by a fifth from one minute to the next); the server's over it does not drift.
+    rel = [_relative(u, s.games) for s, _, u, _ in ours if s.games and u is not None]
+    peer_rel = [_relative(u, s.games) for s, _, u, _ in theirs if s.games and u is not None]
+    if rel and peer_rel:
+        print(
+            "server CPU over the players' CPU, median: "
+            f"this {statistics.median(rel):.2f}, peer {statistics.median(peer_rel):.2f}, "
+            f"ratio {statistics.median(rel) / statistics.median(peer_rel):.2f}"
+        )
     return 0
+
+
+def _relative(usage: Usage, games: int) -> float:
+    """The server's CPU a game over the simulated players' (see :func:`main`)."""
+    each = usage.per_game(games)
+    return each["server"] / each["players"] if each.get("players") else float("nan")
 
 
 def raise_open_files() -> None:
