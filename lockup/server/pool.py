@@ -45,13 +45,13 @@ _local = threading.local()
 
 def _bot_for(level: str) -> Any:
     """This worker's bot of ``level`` (made on first use, seeded from the system)."""
-    from ..bots import make_bot
-
     bots: dict[str, Any] | None = getattr(_local, "bots", None)
     if bots is None:
         bots = _local.bots = {}
     bot = bots.get(level)
     if bot is None:
+        from ..bots import make_bot
+
         bot = bots[level] = make_bot(level, seed=secrets.randbits(32))
     return bot
 

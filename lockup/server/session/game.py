@@ -280,7 +280,7 @@ class GameSession:
         own runs are: however many people play at once, the work under way at a time stays
         bounded and the event loop answers new connections promptly.
         """
-        at_once = self.service.bot_delay <= 0 and any(x.computer_plays for x in self.seats)
+        at_once = self.service.bot_delay <= 0 and any([x.computer_plays for x in self.seats])
         # priority 0: a person's card is a move of a game in play, however new the game
         gate = self.service.slots.hold(0) if at_once else contextlib.nullcontext()
         async with gate, self.lock:

@@ -8,14 +8,13 @@ of the pages."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..store import ActionRow, WriteOp
 from .publisher import Frames
 
 
-@dataclass(frozen=True)
-class Made:
+class Made(NamedTuple):
     """An action the engine made and the server has not stored yet."""
 
     row: ActionRow
