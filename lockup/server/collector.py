@@ -14,16 +14,17 @@ So the server (:func:`settle`, once started):
 
 - freezes what start-up made (modules, tables, the engine's constants), which lives as
   long as the process and is never scanned again;
-- keeps the young passes, which scan only the objects made since the last, but takes one
-  every :data:`YOUNG` allocations instead of Python's 700: most of a card's short-lived
-  objects are gone by then, so the passes scan fewer objects in all (at a thousand
-  people, measured in wall time on a busy machine: passes over 5 ms took 1.0 s in all
-  over a run instead of 4.3 s, the longest 82 ms against 134);
-- makes a full pass itself every :data:`FULL_EVERY` seconds (:func:`full_passes`) instead
-  of whenever Python would: the transports of the connections closed meanwhile wait at
-  most that long (at 10 new connections a second, about 250,000 small objects in the
-  half hour), and a process with thousands of people pauses once in that time, not every
-  few seconds.
+- keeps Python's young passes, one every :data:`YOUNG` allocations (less deallocations):
+  each scans the objects made since the last that are still alive. The count falls as old
+  objects die, so at thousands of people the young generation holds several times the
+  threshold by the time it is passed (at 10,000: 40,000 to 100,000 objects, what each
+  person's game waits on, 40 to 350 ms a pass, the cause of nearly every card acknowledged
+  in over 0.1 s); at 1,000 each pass is a few milliseconds;
+- makes no pass of the older generations by Python's rule: an object that outlived a young
+  pass is scanned again only at the full pass the server makes every :data:`FULL_EVERY`
+  seconds (:func:`full_passes`). What dies meanwhile is freed by reference counting as
+  ever; only a cycle waits, chiefly the transports of the connections closed meanwhile
+  (at 10 new connections a second, about 250,000 small objects in the half hour).
 """
 
 from __future__ import annotations
@@ -38,21 +39,21 @@ log = logging.getLogger("lockup.server")
 FULL_EVERY = 1800.0
 """Seconds between two full passes of the collector."""
 
-YOUNG = 10_000
+YOUNG = 1_000
 """Allocations (less deallocations) of tracked objects between two young passes."""
 
 NEVER = 1 << 30
-"""A threshold of the old generation that Python's own rule never reaches."""
+"""A threshold of the older generations that Python's own rule never reaches."""
 
 
 def settle(young: int = YOUNG) -> tuple[int, int, int]:
-    """Once the server has started: collect, freeze what there is, and leave full passes
-    to :func:`full_passes`. Returns the collector's thresholds before, for
-    :func:`restore`."""
+    """Once the server has started: collect, freeze what there is, keep young passes only
+    and leave full passes to :func:`full_passes`. Returns the collector's thresholds
+    before, for :func:`restore`."""
     before = gc.get_threshold()
     gc.collect()
     gc.freeze()
-    gc.set_threshold(young, before[1], NEVER)
+    gc.set_threshold(young, NEVER, NEVER)
     return before
 
 
