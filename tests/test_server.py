@@ -470,27 +470,19 @@ def test_a_page_that_stops_reading_while_another_plays_gets_the_state_and_holds_
             _, last = await until_my_turn(ws)
             _, theirs = await until_my_turn(other)
             seen = last["version"]  # what the stuck page had when it stopped reading
+
+            async def first_legal(conn: Any, shown: dict[str, Any]) -> dict[str, Any]:
+                """Play the first legal card ``shown`` offers; the frame of the next turn."""
+                card = shown["view"]["legal"][0]
+                await conn.send(
+                    json.dumps({"type": "play", "card": card, "version": shown["version"]})
+                )
+                _, nxt = await until_my_turn(conn)
+                return nxt
+
             for _ in range(8):  # 8 of p's cards (and the computers' after each)
-                await ws.send(
-                    json.dumps(
-                        {
-                            "type": "play",
-                            "card": last["view"]["legal"][0],
-                            "version": last["version"],
-                        }
-                    )
-                )
-                _, last = await until_my_turn(ws)
-                await other.send(
-                    json.dumps(
-                        {
-                            "type": "play",
-                            "card": theirs["view"]["legal"][0],
-                            "version": theirs["version"],
-                        }
-                    )
-                )
-                _, theirs = await until_my_turn(other)
+                last = await first_legal(ws, last)
+                theirs = await first_legal(other, theirs)
                 assert theirs["view"]["legal"] or theirs["view"]["phase"] == "over"
             assert last["version"] - seen > 16
         async with p.connect() as back:
