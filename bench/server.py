@@ -272,6 +272,11 @@ async def table(
     )
 
 
+def game_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of each simulated player's game (``POST /api/games``)."""
+    return {"level": args.level, "target": args.target}
+
+
 async def run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
     """Run every player (or room), ``args.concurrency`` at a time; (stats, wall seconds).
 
@@ -307,7 +312,7 @@ async def _run(args: argparse.Namespace, url: str) -> tuple[Stats, float]:
         t0 = time.perf_counter()
         await asyncio.gather(*(one_room(i) for i in range(args.rooms)))
         return stats, time.perf_counter() - t0
-    options = {"level": args.level, "target": args.target}
+    options = game_options(args)
     sem = asyncio.Semaphore(args.concurrency)
     rng = random.Random(args.seed)
 
@@ -389,10 +394,16 @@ def start_server(
     settle: float = 0.0,
     paced: bool = False,
     extra: list[str] | None = None,
+    first_game: dict[str, Any] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """``lockup serve`` (of ``checkout``, default this one) on a free port, its computers
     paced as on a public server if ``paced``, with ``extra`` flags; (process, base URL)
-    once it answers."""
+    once it answers, ``first_game`` made and ``settle`` seconds after.
+
+    ``first_game``: the options of a game made (and left) before the load, as a first
+    visitor would: the server starts the worker processes such a game needs (a hint
+    worker, each loading the expert's search: a second or two of CPU, once) while the
+    bench settles, so the load's CPU is what the games cost, not the server's start."""
     port = free_port()
     cmd = [sys.executable, "-m", "lockup", "serve", "--port", str(port)]
     cmd += ["--db", f"sqlite:///{db}", "--log-level", "warning", *known_flags(checkout, paced)]
@@ -409,6 +420,8 @@ def start_server(
             raise SystemExit("the server did not start")
         try:
             if httpx.get(url + "/healthz", timeout=1).text == "ok":
+                if first_game is not None:
+                    httpx.post(url + "/api/games", json=first_game, timeout=30).raise_for_status()
                 time.sleep(settle)
                 return proc, url
         except httpx.HTTPError:
@@ -446,9 +459,9 @@ def main() -> int:
         type=float,
         default=8.0,
         metavar="S",
-        help="seconds to wait once a started server answers, before the load (a server "
-        "starts its bot worker processes at once, and each loads the expert's search: "
-        "several CPU seconds; default 8)",
+        help="seconds to wait once a started server answers and has made one game of the "
+        "load's options, before the load (the server starts the worker processes that game "
+        "needs, and each loads the expert's search: a few CPU seconds; default 8)",
     )
     ap.add_argument(
         "--rooms",
@@ -590,6 +603,7 @@ def one_run(args: argparse.Namespace, checkout: Path | None) -> Run:
                 args.settle,
                 paced=args.pace > 0,
                 extra=args.server_flag,
+                first_game=None if args.rooms else game_options(args),
             )
         if proc is None:
             return (*asyncio.run(run(args, url)), None, None)
