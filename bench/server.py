@@ -147,7 +147,8 @@ async def player(
         sent_at = 0.0
         waiting: str | None = None
         while True:
-            text = await ws.recv()
+            raw = await ws.recv()
+            text = raw if isinstance(raw, str) else raw.decode()  # the server sends text
             stats.frames += 1
             # Most frames are other seats' cards: skip decoding those (a cheap client).
             if waiting is None:
