@@ -25,9 +25,10 @@ import websockets
 from browser_helpers import Server
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from lockup.tui import words
-from lockup.tui.app import TableApp
+from lockup.tui.app import SummaryScreen, TableApp
 from lockup.tui.identity import Identity
 from lockup.tui.remote import RemoteDriver, _rating_of
 
@@ -285,3 +286,85 @@ def test_words_of_the_clock_and_the_rating_in_icelandic() -> None:
         "Bo: of lengi í burtu; tölva spilar sætið til leiksloka.",
         "Einkunnin þín: 12,3 → 10,5 (-1,8).",
     )
+
+
+def _game_end(driver: RemoteDriver, totals: list[int], winner: int) -> None:
+    """The frames of a game's last hand ending, as the server sends them."""
+    driver.view = {"seat": 0, "phase": "over", "winner": winner}
+    driver._event(
+        {
+            "kind": "hand",
+            "summary": {
+                "number": 4,
+                "points": [3, 4, 2, 4],
+                "totals": totals,
+                "times_locked": [0, 1, 0, 0],
+                "tricks_sat_out": [0, 2, 0, 0],
+                "lost": [[], ["2C"], [], []],
+            },
+        }
+    )
+
+
+def test_the_game_s_end_lists_places_and_whoever_left_last() -> None:
+    """The terminal's last summary of a game lists the seats by place, as the ratings
+    rank them: a seat whose person left ranks last whatever its points, marked so, and
+    when that seat came first on points a computer is said to have won in it. A new game
+    forgets who left the last one; a room frame says who left a game under way."""
+
+    class Offline(RemoteDriver):
+        async def start(self) -> None:
+            return None
+
+    def rows(app: TableApp) -> list[str]:
+        assert isinstance(app.screen, SummaryScreen)
+        text = "\n".join(plain(w) for w in app.screen.query(Static))
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+    async def run(lang: str) -> list[list[str]]:
+        words.set_language(lang)
+        driver = Offline("http://127.0.0.1:9/")
+        app = TableApp(driver)
+        seen = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            driver.players = app.players = ["Ann", "Bo", "Cy", "Dee"]
+            driver._room({"seats": [], "options": {"rated": True}, "game": "G1", "left": []})
+            driver._event({"kind": "abandon", "seat": 1, "why": "gone"})
+            _game_end(driver, [15, 21, 12, 15], winner=1)  # Bo's seat won on points
+            await pilot.pause(0.05)
+            seen.append(rows(app))
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            # the next game: nobody has left it, and the places go by points
+            driver._event({"kind": "deal", "hand": 0, "dealer": 2})
+            _game_end(driver, [12, 21, 9, 15], winner=1)
+            await pilot.pause(0.05)
+            seen.append(rows(app))
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            # a page that comes back learns who left from the room's frame
+            driver._room({"seats": [], "options": {"rated": True}, "game": "G3", "left": [3]})
+            _game_end(driver, [12, 21, 9, 15], winner=1)
+            await pilot.pause(0.05)
+            seen.append(rows(app))
+        return seen
+
+    def places(lines: list[str]) -> list[str]:
+        """The table's rows, each as its place and name."""
+        return [" ".join(r.split()[:2]) for r in lines if r[:3] in ("1st", "2nd", "3rd", "4th")]
+
+    left_won, by_points, from_room = asyncio.run(run("en"))
+    assert places(left_won) == ["1st Ann", "1st Dee", "3rd Cy", "4th Bo"]
+    marked = [r.split()[:5] for r in left_won if "left the game" in r]
+    assert marked == [["4th", "Bo", "·", "left", "the"]]  # and no other row
+    assert "A computer wins the game in the seat Bo left!" in left_won
+    assert places(by_points) == ["1st Bo", "2nd Dee", "3rd Ann", "4th Cy"]
+    assert "Bo wins the game!" in by_points and not any("left" in r for r in by_points)
+    assert places(from_room) == ["1st Bo", "2nd Ann", "3rd Cy", "4th Dee"]
+
+    fr = asyncio.run(run("fr"))[0]
+    assert any(r.startswith("4e") and "Bo" in r and "a quitté la partie" in r for r in fr)
+    assert "Un ordinateur gagne la partie à la place laissée par Bo !" in fr
+    is_ = asyncio.run(run("is"))[0]
+    assert any(r.startswith("4.") and "Bo" in r and "hætti í leiknum" in r for r in is_)
+    assert "Tölva vinnur leikinn í sætinu sem Bo yfirgaf!" in is_

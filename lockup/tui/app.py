@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
 from rich.align import Align
@@ -28,6 +28,7 @@ from textual.widgets import Footer, Static
 from .. import refusals
 from ..cards import SUIT_SYMBOLS, parse_card, sort_for_display
 from ..engine import DEFAULT_PLAYERS
+from ..ratings import ranks_of
 from .driver import Driver
 from .words import card, language, localize_bindings, number, shown, tr
 
@@ -237,7 +238,9 @@ class SummaryScreen(ModalScreen[None]):
 
     Enter closes it: back to the table, where a game on this computer deals the next hand
     (``deals``), or the table of a server, which has dealt it already. ``q`` quits, as on
-    the table."""
+    the table. The game's last summary (a ``winner``) lists the seats by place: a seat
+    whose person left the game (``left``) after every other, whatever its points, as the
+    ratings rank it (docs/ratings.md)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "dismiss", "Go on"),
@@ -253,6 +256,7 @@ class SummaryScreen(ModalScreen[None]):
         winner: int | None,
         *,
         deals: bool = True,
+        left: Collection[int] = (),
     ) -> None:
         super().__init__()
         localize_bindings(self)
@@ -260,31 +264,41 @@ class SummaryScreen(ModalScreen[None]):
         self.players = players
         self.winner = winner
         self.deals = deals
+        self.left = frozenset(left)
 
     def compose(self) -> ComposeResult:
         s = self.summary
         table = Table(
             title=tr("sum.title", n=s["number"] + 1), title_style="bold", box=None, padding=(0, 1)
         )
-        table.add_column("")
+        over = self.winner is not None
+        places = ranks_of(s["totals"], self.left) if over else [0] * 4
+        if over:
+            table.add_column(tr("sum.place"))
+        table.add_column("", no_wrap=True)  # a name and whether its person left
         for key in ("sum.hand", "sum.total", "sum.locked", "sum.satOut"):
             table.add_column(tr(key), justify="right")
         table.add_column(tr("sum.lost"))
-        for seat in range(4):
-            table.add_row(
-                self.players[seat],
+        for seat in sorted(range(4), key=lambda x: places[x]):  # stable: by seat on a tie
+            name = Text(self.players[seat])
+            if seat in self.left:
+                name.append(" · " + tr("sum.left"), style="dim")
+            row: list[Text | str] = [
+                name,
                 str(s["points"][seat]),
                 str(s["totals"][seat]),
                 str(s["times_locked"][seat]),
                 str(s["tricks_sat_out"][seat]),
                 cards_text(s["lost"][seat], dim=True),
-            )
+            ]
+            table.add_row(*([tr(f"place.{places[seat]}")] if over else []), *row)
         if self.winner is not None:
-            foot = Text("\n" + tr("game.won", name=self.players[self.winner]), style="bold yellow")
+            won = "game.wonLeft" if self.winner in self.left else "game.won"
+            foot = Text("\n" + tr(won, name=self.players[self.winner]), style="bold yellow")
             foot.append(tr("sum.back"), style="dim")
         else:
             foot = Text(tr("sum.next" if self.deals else "sum.back"), style="dim")
-        with Vertical(id="summary"):
+        with Vertical(id="summary", classes="over" if over else ""):  # places: wider
             yield Static(table)
             yield Static(foot, id="summary-foot")
 
@@ -331,6 +345,7 @@ SeatBox.turn { background: #1d5a33; }
 SummaryScreen, HelpScreen { align: center middle; }
 #summary, #help { width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
     background: $panel; border: round $accent; }
+#summary.over { width: 86; }
 #summary Static { width: 100%; height: auto; }
 """
 
@@ -461,10 +476,12 @@ class TableApp(App[None]):
         on_close: Callable[[], None] | None = None,
         *,
         deals: bool = True,
+        left: Collection[int] = (),
     ) -> None:
         """The summary of the hand just over; ``on_close`` runs when the person closes it.
         ``deals``: closing it deals the next hand (a game on this computer), else the
-        next hand is under way already (a server's table)."""
+        next hand is under way already (a server's table). ``left``: the seats whose
+        person left the game (ranked last in the game's last summary)."""
         self.summary_open = True
 
         def closed(_: None) -> None:
@@ -472,7 +489,9 @@ class TableApp(App[None]):
             if on_close is not None:
                 on_close()
 
-        self.push_screen(SummaryScreen(summary, self.players, winner, deals=deals), closed)
+        self.push_screen(
+            SummaryScreen(summary, self.players, winner, deals=deals, left=left), closed
+        )
 
     def show_clock(self, seat: int | None, seconds: float = 0.0) -> None:
         """A turn clock: ``seat`` has ``seconds`` left to play, counted down on the status

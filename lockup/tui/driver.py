@@ -7,7 +7,7 @@ its methods run on the app's thread (its event loop).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from rich.text import Text
@@ -43,9 +43,11 @@ class Table(Protocol):
         on_close: Callable[[], None] | None = None,
         *,
         deals: bool = True,
+        left: Collection[int] = (),
     ) -> None:
         """A hand's summary (and the game's end); ``on_close`` runs when it is closed;
-        ``deals``: closing it deals the next hand (else it is under way already)."""
+        ``deals``: closing it deals the next hand (else it is under way already);
+        ``left``: the seats whose person left the game."""
 
     def refresh_bindings(self) -> None:
         """Offer again the keys that work now (the footer)."""

@@ -121,6 +121,9 @@ class RemoteDriver(Driver):
         self.players: list[str] | None = None
         self.room: dict[str, Any] | None = None
         self.view: dict[str, Any] | None = None
+        self.gone: set[int] = set()
+        """The seats whose person left this game (ranked last at its end): the room's
+        ``left`` and the ``abandon`` events since."""
         self.ws: Any = None
         self.closed = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -345,6 +348,8 @@ class RemoteDriver(Driver):
             if timed_out:
                 self._pin(tr("say.outOfTime", name=self._who(seat), card=card(ev["card"])))
         if k == "deal":
+            if ev["hand"] == 0:  # a new game: nobody has left it
+                self.gone.clear()
             self._say(tr("say.deal", n=ev["hand"] + 1, name=self._name(ev["dealer"])))
         elif k == "discard":
             self._say(tr("say.discard", card=card(ev["card"]), name=self._name(ev["seat"])))
@@ -356,7 +361,8 @@ class RemoteDriver(Driver):
                 self._say(tr("say.trick", name=who))
         elif k == "hand":
             winner = self.view.get("winner") if self.view else None
-            self.app.show_summary(ev["summary"], winner, deals=False)  # the server deals
+            # the server deals the next hand
+            self.app.show_summary(ev["summary"], winner, deals=False, left=sorted(self.gone))
         elif k == "over":
             self._clock(None)
             self._say(tr("say.over", name=self._name(ev["winner"])))
@@ -370,6 +376,8 @@ class RemoteDriver(Driver):
         elif k == "reclaim":
             self._say(tr("say.back", name=self._name(ev["seat"])))
         elif k == "abandon":
+            if isinstance(seat, int):
+                self.gone.add(seat)
             why = ev.get("why")
             line = tr(f"abandon.{why if why in ABANDON_WHY else 'other'}", name=self._who(seat))
             if seat is not None and seat == self._seat() and self._rated():
@@ -440,6 +448,7 @@ class RemoteDriver(Driver):
 
     def _room(self, room: dict[str, Any]) -> None:
         self.room = room
+        self.gone = {s for s in room.get("left") or () if isinstance(s, int) and 0 <= s < 4}
         seats = room.get("seats") or []
         if len(seats) == 4:
             names = [shown(s.get("name") or tr("say.seatN", n=s["seat"])) for s in seats]
