@@ -342,6 +342,9 @@ def test_the_game_s_end_lists_places_and_whoever_left_last() -> None:
             seen.append(rows(app))
             await pilot.press("enter")
             await pilot.pause(0.05)
+            # a frame whose list is not one is read as nobody having left
+            driver._room({"seats": [], "options": {"rated": True}, "game": "G2", "left": 7})
+            assert driver.gone == set()
             # a page that comes back learns who left from the room's frame
             driver._room({"seats": [], "options": {"rated": True}, "game": "G3", "left": [3]})
             _game_end(driver, [12, 21, 9, 15], winner=1)
