@@ -449,8 +449,7 @@ class RemoteDriver(Driver):
     def _room(self, room: dict[str, Any]) -> None:
         self.room = room
         left = room.get("left")
-        seats = left if isinstance(left, list) else []
-        self.gone = {s for s in seats if isinstance(s, int) and 0 <= s < 4}
+        self.gone = {s for s in left if s in range(4)} if isinstance(left, list) else set()
         seats = room.get("seats") or []
         if len(seats) == 4:
             names = [shown(s.get("name") or tr("say.seatN", n=s["seat"])) for s in seats]
